@@ -1,0 +1,141 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { ConnectorRegistry } from './connectors/core/registry.ts';
+import type { Store } from './db/store.ts';
+import { registerAuth } from './http/plugins/auth.ts';
+import { registerErrorHandling } from './http/plugins/errors.ts';
+import { registerJsonBody } from './http/plugins/json-body.ts';
+import type { RouteDeps } from './http/route-deps.ts';
+import { registerCreatePayment } from './http/routes/payment/create-payment.route.ts';
+import { registerGetPayment } from './http/routes/payment/get-payment.route.ts';
+import { type Readiness, registerHealth } from './http/routes/ops/health.route.ts';
+import { registerReference } from './http/routes/ops/reference.route.ts';
+import { ErrorBodySchema } from './http/schemas/error.schema.ts';
+import { PaymentSchema } from './http/schemas/payment.schema.ts';
+import { validatorCompiler } from './http/validation.ts';
+import type { Clock } from './lib/clock.ts';
+import { ApiError } from './lib/error-catalogue.ts';
+import type { Failpoints } from './lib/failpoints.ts';
+import { newId } from './lib/ids.ts';
+import type { Logger } from './lib/logger.ts';
+import { Allowlist } from './lib/net/address-policy.ts';
+import type { Authenticator } from './modules/merchants/authenticator.ts';
+import { CURRENT_API_VERSION } from './modules/merchants/merchant-service.ts';
+
+export interface AppDeps {
+  store: Store;
+  clock: Clock;
+  connectors: ConnectorRegistry;
+  authenticator: Authenticator;
+  failpoints: Failpoints;
+  log: Logger;
+  readiness: Readiness;
+  publicBaseUrl: string;
+  webhookAllowlist: readonly string[];
+  bodyLimitBytes: number;
+  idempotencyLeaseMs: number;
+  idempotencyTtlHours: number;
+  connectorTimeoutMs: number;
+}
+
+/**
+ * Builds the HTTP application without listening, so tests drive it with `inject()` and main.ts
+ * decides where it listens.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    genReqId: () => newId('request'),
+    requestIdHeader: false,
+    bodyLimit: deps.bodyLimitBytes,
+    // One access line per request at debug (LOG_LEVEL=debug); Fastify's own pair of lines is off.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    ajv: { customOptions: { strict: false } },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // Handlers build exact views; JSON.stringify serialises them (response schemas document them).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Request-Id', request.id);
+    // During graceful shutdown in-flight requests finish; new ones are refused in our error format.
+    if (deps.readiness.shuttingDown && request.routeOptions.url !== '/healthz') {
+      reply.header('Connection', 'close');
+      throw new ApiError('service_unavailable', 'The server is shutting down. Retry shortly.', {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+  });
+  const accessLog = deps.log.isLevelEnabled('debug');
+  app.addHook('onResponse', async (request, reply) => {
+    if (accessLog) {
+      request.log.debug(
+        {
+          method: request.method,
+          route: request.routeOptions.url,
+          status: reply.statusCode,
+          duration_ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      );
+    }
+  });
+  app.addHook('onRoute', (route) => {
+    // Swagger UI's own routes are part of the public reference.
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), public: true };
+  });
+
+  registerErrorHandling(app);
+  registerJsonBody(app, deps.bodyLimitBytes);
+  registerAuth(app, deps.authenticator);
+
+  app.addSchema(ErrorBodySchema);
+  app.addSchema(PaymentSchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tributary payment API',
+        version: CURRENT_API_VERSION,
+        description:
+          'One integration for bank virtual accounts, e-wallets and over-the-counter payments. Paths are unversioned; send `Api-Version` to pick a dated version. Every error has the body `{code, message, details, request_id}`.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: '`sk_test_…` (sandbox) or `sk_live_…` (production).' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json['$id'] === 'string' ? json['$id'] : `def-${i}`),
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  const routeDeps: RouteDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    allowlist: new Allowlist(deps.webhookAllowlist),
+    publicBaseUrl: deps.publicBaseUrl,
+    createPayment: {
+      store: deps.store,
+      connectors: deps.connectors,
+      clock: deps.clock,
+      failpoints: deps.failpoints,
+      log: deps.log,
+      publicBaseUrl: deps.publicBaseUrl,
+      idempotencyLeaseMs: deps.idempotencyLeaseMs,
+      idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
+      connectorTimeoutMs: deps.connectorTimeoutMs,
+    },
+  };
+  registerHealth(app, { store: deps.store, readiness: deps.readiness });
+  registerReference(app);
+  registerCreatePayment(app, routeDeps);
+  registerGetPayment(app, routeDeps);
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,169 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.ts';
+import type { Environment } from '../connectors/core/connector.ts';
+import { DataDirInUseError } from '../db/data-dir-lock.ts';
+import { MigrationError } from '../db/migrate.ts';
+import { systemClock } from '../lib/clock.ts';
+import { createLogger } from '../lib/logger.ts';
+import { listMerchants } from '../modules/merchants/merchant-repo.ts';
+import { createMerchantService } from '../modules/merchants/merchant-service.ts';
+import { openRuntime, type Runtime } from '../runtime.ts';
+
+/**
+ * `npx tributary …`: the operator's tool. It opens the same store the server uses (on the
+ * embedded store only while the server is stopped: one process per data directory).
+ */
+const USAGE = `Usage: tributary <command> [options]
+
+  merchants create --name NAME [--json]         create a merchant with a sandbox and a production key
+  merchants list [--json]
+  keys create --merchant MER_ID --environment sandbox|production [--json]
+  keys list --merchant MER_ID [--json]
+  keys revoke KEY_ID [--json]
+  keys roll KEY_ID [--overlap-hours N] [--json]  new key now, old one expires after N hours (default 24)
+  migrate                                        apply pending migrations and exit
+
+Configuration comes from the environment (DATA_DIR, DATABASE_URL, TRIBUTARY_SECRET); see README.`;
+
+class UsageError extends Error {}
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+function print(json: boolean, value: unknown, human: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+}
+
+function environmentArg(value: string | undefined): Environment {
+  if (value === 'sandbox' || value === 'production') return value;
+  throw new UsageError('--environment must be sandbox or production');
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      merchant: { type: 'string' },
+      environment: { type: 'string' },
+      'overlap-hours': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [group, action, arg] = positionals;
+  if (values.help || group === undefined) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = loadConfig();
+  const log = createLogger(process.env['LOG_LEVEL'] ?? 'warn');
+  const runtime: Runtime = await openRuntime(config, 'cli', log);
+  try {
+    const merchants = createMerchantService({ store: runtime.store, clock: systemClock, secret: runtime.secret });
+    const json = values.json;
+    const command = `${group} ${action ?? ''}`.trim();
+    switch (command) {
+      case 'migrate':
+        print(json, { ok: true }, 'migrations are up to date');
+        return;
+      case 'merchants create': {
+        const name = values.name?.trim();
+        if (name === undefined || name === '' || name.length > 200) throw new UsageError('--name is required (1-200 characters)');
+        const created = await merchants.createMerchant(name);
+        print(
+          json,
+          { id: created.merchant.id, api_keys: { sandbox: created.sandbox.secret, production: created.production.secret } },
+          `Created merchant ${created.merchant.id} (${name}). Keys (shown once):\n  sandbox    ${created.sandbox.secret}\n  production ${created.production.secret}`,
+        );
+        return;
+      }
+      case 'merchants list': {
+        const list = await listMerchants(runtime.store, 1000);
+        print(
+          json,
+          list.map((m) => ({ id: m.id, name: m.name, api_version: m.apiVersion, created_at: iso(m.createdAt) })),
+          list.map((m) => `${m.id}  ${m.name}`).join('\n') || 'no merchants',
+        );
+        return;
+      }
+      case 'keys create': {
+        if (values.merchant === undefined) throw new UsageError('--merchant is required');
+        const issued = await merchants.createKey(values.merchant, environmentArg(values.environment));
+        if (issued === undefined) throw new UsageError(`no merchant ${values.merchant}`);
+        print(
+          json,
+          { id: issued.key.id, merchant_id: issued.key.merchantId, environment: issued.key.environment, api_key: issued.secret },
+          `Created ${issued.key.id} (${issued.key.environment}). Key (shown once): ${issued.secret}`,
+        );
+        return;
+      }
+      case 'keys list': {
+        if (values.merchant === undefined) throw new UsageError('--merchant is required');
+        const keys = await merchants.listKeys(values.merchant);
+        const rows = keys.map((k) => ({
+          id: k.id,
+          environment: k.environment,
+          prefix: k.displayPrefix,
+          created_at: iso(k.createdAt),
+          expires_at: iso(k.expiresAt),
+          revoked_at: iso(k.revokedAt),
+        }));
+        print(
+          json,
+          rows,
+          rows
+            .map(
+              (k) =>
+                `${k.id}  ${k.environment.padEnd(10)} ${k.prefix}  ${k.revoked_at === null ? (k.expires_at === null ? 'active' : `expires ${k.expires_at}`) : 'revoked'}`,
+            )
+            .join('\n') || 'no keys',
+        );
+        return;
+      }
+      case 'keys revoke': {
+        if (arg === undefined) throw new UsageError('keys revoke KEY_ID');
+        const outcome = await merchants.revokeKey(arg);
+        if (outcome === 'not_found') throw new UsageError(`no key ${arg}`);
+        print(json, { id: arg, revoked: true }, outcome === 'revoked' ? `Revoked ${arg}` : `${arg} was already revoked`);
+        return;
+      }
+      case 'keys roll': {
+        if (arg === undefined) throw new UsageError('keys roll KEY_ID');
+        const hoursText = values['overlap-hours'] ?? '24';
+        if (!/^\d+$/.test(hoursText) || Number(hoursText) > 24 * 30) throw new UsageError('--overlap-hours must be 0-720');
+        const rolled = await merchants.rollKey(arg, Number(hoursText) * 3_600_000);
+        if (rolled === undefined) throw new UsageError(`no active key ${arg}`);
+        print(
+          json,
+          {
+            id: rolled.issued.key.id,
+            api_key: rolled.issued.secret,
+            previous_key: { id: arg, expires_at: iso(rolled.oldExpiresAt) },
+          },
+          `New key ${rolled.issued.key.id} (shown once): ${rolled.issued.secret}\n${arg} keeps working until ${iso(rolled.oldExpiresAt)}`,
+        );
+        return;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+    }
+  } finally {
+    await runtime.close();
+  }
+}
+
+try {
+  await run(process.argv.slice(2));
+} catch (error) {
+  if (
+    error instanceof UsageError ||
+    error instanceof ConfigError ||
+    error instanceof DataDirInUseError ||
+    error instanceof MigrationError
+  ) {
+    process.stderr.write(`tributary: ${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+}

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Store } from './store.ts';
+
+/**
+ * Forward-only numbered SQL migrations (src/db/sql/NNNN_name.sql), applied at start under a
+ * session-level advisory lock so that several processes starting at once apply each one exactly
+ * once. Each migration runs in its own transaction together with its bookkeeping row. An applied
+ * migration whose file changed is an error: history is never rewritten.
+ */
+const SQL_DIR = new URL('./sql/', import.meta.url);
+/** Arbitrary constant shared by every Tributary process: "tributary migrations". */
+const MIGRATION_LOCK_KEY = '7292048211934810';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+export function loadMigrations(): Migration[] {
+  const files = readdirSync(SQL_DIR)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort();
+  const migrations = files.map((file) => {
+    const sql = readFileSync(new URL(file, SQL_DIR), 'utf8');
+    return {
+      version: Number(file.slice(0, 4)),
+      name: file.replace(/\.sql$/, ''),
+      sql,
+      checksum: createHash('sha256').update(sql).digest('hex'),
+    };
+  });
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) throw new MigrationError(`migration numbers must be 1..n without gaps: ${m.name}`);
+  });
+  return migrations;
+}
+
+export async function migrate(store: Store): Promise<{ applied: string[] }> {
+  const migrations = loadMigrations();
+  return store.withConnection(async (conn) => {
+    await conn.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+    try {
+      await conn.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        checksum text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+      const rows = await conn.query<{ version: number; name: string; checksum: string }>(
+        'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+      );
+      const known = new Map(rows.map((r) => [r.version, r]));
+      for (const row of rows) {
+        const file = migrations.find((m) => m.version === row.version);
+        if (file === undefined) {
+          throw new MigrationError(`database has migration ${row.name}, which this build does not know (newer build?)`);
+        }
+        if (file.checksum !== row.checksum) {
+          throw new MigrationError(`migration ${row.name} was changed after it was applied; add a new migration instead`);
+        }
+      }
+      const applied: string[] = [];
+      for (const m of migrations) {
+        if (known.has(m.version)) continue;
+        await conn.transaction(async (tx) => {
+          await tx.exec(m.sql);
+          await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+            m.version,
+            m.name,
+            m.checksum,
+          ]);
+        });
+        applied.push(m.name);
+      }
+      return { applied };
+    } finally {
+      await conn.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+    }
+  });
+}
+
+/** True when every migration of this build is applied (readiness). */
+export async function migrationsCurrent(store: Store): Promise<boolean> {
+  const rows = await store.query<{ n: bigint }>('SELECT count(*) AS n FROM schema_migrations');
+  return Number(rows[0]?.n ?? 0n) === loadMigrations().length;
+}

@@ -1,0 +1,93 @@
+import { PGlite } from '@electric-sql/pglite';
+import { isStoreUnavailable, StoreUnavailableError } from './db-errors.ts';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
+import type { Connection, Queryable, Row, Store } from './store.ts';
+
+export interface EmbeddedStoreOptions {
+  /** Directory on disk; omit for an in-memory database (tests). */
+  dataDir?: string;
+  /** A dumped data directory to start from (tests reuse a migrated template). */
+  loadDataDir?: Blob;
+  /** Who holds the directory lock, shown to a second process that is refused. */
+  owner: string;
+}
+
+function translate(error: unknown): unknown {
+  if (isStoreUnavailable(error) && !(error instanceof StoreUnavailableError)) {
+    return new StoreUnavailableError('embedded database unavailable', { cause: error });
+  }
+  return error;
+}
+
+interface PGliteLike {
+  query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  exec(script: string): Promise<unknown>;
+}
+
+function queryable(db: PGliteLike): Queryable {
+  return {
+    async query<T extends Row>(text: string, params?: readonly unknown[]): Promise<T[]> {
+      try {
+        return (await db.query<T>(text, params as unknown[] | undefined)).rows;
+      } catch (error) {
+        throw translate(error);
+      }
+    },
+    async exec(script: string): Promise<void> {
+      try {
+        await db.exec(script);
+      } catch (error) {
+        throw translate(error);
+      }
+    },
+  };
+}
+
+/**
+ * PGlite is one PostgreSQL session in this process. It serialises transactions itself: a
+ * transaction holds its mutex until it ends, and plain queries wait for it. So transactions here
+ * must never wait on the network (and they don't: connectors are called between transactions).
+ */
+export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<Store> {
+  let lock: DataDirLock | undefined;
+  if (options.dataDir !== undefined) lock = lockDataDir(options.dataDir, options.owner);
+  let db: PGlite;
+  try {
+    db = await PGlite.create({
+      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+      ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+      parsers: { 20: (value: string) => BigInt(value) },
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+
+  const top = queryable(db);
+  async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    try {
+      return await db.transaction(async (tx) => fn(queryable(tx)));
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+  const connection: Connection = { ...top, transaction };
+
+  return {
+    kind: 'embedded',
+    ...connection,
+    withConnection: (fn) => fn(connection),
+    async ping() {
+      await top.query('SELECT 1');
+    },
+    async close() {
+      try {
+        if (!db.closed) await db.close();
+      } finally {
+        lock?.release();
+      }
+    },
+    // Exposed for the test harness, which dumps a migrated template once and reuses it.
+    dump: () => db.dumpDataDir('none'),
+  } as Store & { dump: () => Promise<Blob | File> };
+}

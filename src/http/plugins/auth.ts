@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../lib/error-catalogue.ts';
+import type { Authenticator } from '../../modules/merchants/authenticator.ts';
+import { KNOWN_API_VERSIONS } from '../../modules/merchants/merchant-service.ts';
+import type { Principal } from '../../modules/payments/payment-types.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Routes that do not take an API key (health, reference, payer page, provider callbacks). */
+    public?: boolean;
+  }
+}
+
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/** The authenticated principal of a route that requires a key (set by the auth hook). */
+export function principalOf(request: { principal: Principal | null }): Principal {
+  if (request.principal === null) throw new ApiError('unauthorized', 'An API key is required.');
+  return request.principal;
+}
+
+/**
+ * Bearer authentication on every route not marked public. Runs before the body is read, so an
+ * unauthenticated caller learns nothing about validation. The key decides merchant and
+ * environment; the `Api-Version` header may pick a known version, otherwise the merchant's
+ * pinned version applies; the response echoes the version in use.
+ */
+export function registerAuth(app: FastifyInstance, authenticator: Authenticator): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config.public === true || request.routeOptions.url === undefined) return;
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? BEARER.exec(header) : null;
+    if (match?.[1] === undefined) {
+      reply.header('WWW-Authenticate', 'Bearer');
+      throw new ApiError('unauthorized', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
+    }
+    const principal = await authenticator.authenticate(match[1]);
+    if (principal === undefined) {
+      reply.header('WWW-Authenticate', 'Bearer error="invalid_token"');
+      throw new ApiError('unauthorized', 'The API key is not valid (unknown, expired or revoked).');
+    }
+    const requested = request.headers['api-version'];
+    if (requested !== undefined) {
+      const version = Array.isArray(requested) ? requested[0] : requested;
+      if (version === undefined || !KNOWN_API_VERSIONS.includes(version)) {
+        throw new ApiError('invalid_api_version', `Unknown Api-Version. Known versions: ${KNOWN_API_VERSIONS.join(', ')}.`);
+      }
+      request.principal = { ...principal, apiVersion: version };
+    } else {
+      request.principal = principal;
+    }
+    reply.header('Api-Version', request.principal.apiVersion);
+  });
+}

@@ -1,0 +1,13 @@
+import type { Store } from '../db/store.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Allowlist } from '../lib/net/address-policy.ts';
+import type { CreatePaymentDeps } from '../modules/payments/create-payment.ts';
+
+/** What route handlers may use. Routes translate HTTP ↔ module calls and nothing more. */
+export interface RouteDeps {
+  store: Store;
+  clock: Clock;
+  allowlist: Allowlist;
+  publicBaseUrl: string;
+  createPayment: CreatePaymentDeps;
+}

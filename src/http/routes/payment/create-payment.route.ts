@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../../lib/error-catalogue.ts';
+import { createPayment } from '../../../modules/payments/create-payment.ts';
+import { normalizeCreatePayment } from '../../../modules/payments/create-payment-request.ts';
+import { principalOf } from '../../plugins/auth.ts';
+import { idempotencyKeyOf } from '../../idempotency-header.ts';
+import { sendRawJson } from '../../raw-json.ts';
+import type { RouteDeps } from '../../route-deps.ts';
+import { errorResponses } from '../../schemas/error.schema.ts';
+import { CreatePaymentBodySchema, PaymentSchema } from '../../schemas/payment.schema.ts';
+
+export function registerCreatePayment(app: FastifyInstance, deps: RouteDeps): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/payment/create',
+    {
+      schema: {
+        operationId: 'createPayment',
+        tags: ['payments'],
+        summary: 'Create a payment',
+        description:
+          'Creates a payment and returns it with the instructions the payer needs. Send an `Idempotency-Key` header so that retries never create a second payment.',
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({ description: '1-255 printable ASCII characters; see docs/idempotency.md.' }),
+          ),
+        }),
+        body: CreatePaymentBodySchema,
+        response: { 201: Type.Ref(PaymentSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const idempotencyKey = idempotencyKeyOf(request);
+      const normalized = normalizeCreatePayment(request.body, request.numberLexemes?.get('amount'), {
+        environment: principal.environment,
+        allowlist: deps.allowlist,
+      });
+      if (!normalized.ok)
+        throw new ApiError('invalid_request', 'The request has invalid fields.', { details: normalized.issues });
+      const result = await createPayment(deps.createPayment, principal, normalized.input, idempotencyKey);
+      if (result.kind === 'failure') {
+        throw new ApiError(result.code, result.message, {
+          details: result.details,
+          ...(result.retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(result.retryAfterSeconds) } }),
+        });
+      }
+      if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+      // The stored bytes are sent as they are, so a replay is identical to the first answer.
+      return sendRawJson(reply, result.status, result.body);
+    },
+  );
+}

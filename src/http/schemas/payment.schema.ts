@@ -1,0 +1,158 @@
+import { Type } from '@sinclair/typebox';
+import { PAYMENT_STATUSES } from '../../modules/payments/payment-states.ts';
+import { Nullable, StringEnum, Timestamp } from './schema-helpers.ts';
+
+/** Limits of the create body; docs/api.md lists them. */
+export const CREATE_LIMITS = {
+  referenceNoMaxLength: 128,
+  descriptionMaxLength: 1000,
+  emailMaxLength: 254,
+  callbackUrlMaxLength: 2048,
+  metadataMaxKeys: 50,
+  metadataKeyMaxLength: 40,
+  metadataValueMaxLength: 500,
+} as const;
+
+export const CHANNEL_REQUESTS = ['bank', 'ewallet', 'counter', 'auto'] as const;
+
+export const CreatePaymentBodySchema = Type.Object(
+  {
+    amount: Type.Number({
+      exclusiveMinimum: 0,
+      description:
+        'Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND.',
+      examples: [150000.0],
+    }),
+    currency: Type.String({ minLength: 1, maxLength: 3, description: 'ISO 4217 code in upper case.', examples: ['IDR'] }),
+    reference_no: Type.String({
+      minLength: 1,
+      maxLength: CREATE_LIMITS.referenceNoMaxLength,
+      pattern: '^[!-~](?:[ -~]*[!-~])?$',
+      description:
+        'Your reference for the payment (printable ASCII, no leading or trailing space). Unique among your live (processing, pending, succeeded) payments.',
+      examples: ['INV-2026-0001'],
+    }),
+    description: Type.Optional(Nullable(Type.String({ maxLength: CREATE_LIMITS.descriptionMaxLength }))),
+    channel: Type.Optional(
+      Nullable(StringEnum(CHANNEL_REQUESTS, { description: 'Payment channel; `auto` (the default) lets Tributary choose.' })),
+    ),
+    callback_url: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: CREATE_LIMITS.callbackUrlMaxLength,
+          description: "Receives this payment's events, signed with the merchant callback secret. https in production.",
+        }),
+      ),
+    ),
+    metadata: Type.Optional(
+      Nullable(
+        Type.Object(
+          {},
+          {
+            maxProperties: CREATE_LIMITS.metadataMaxKeys,
+            patternProperties: {
+              [`^[A-Za-z0-9_.:-]{1,${CREATE_LIMITS.metadataKeyMaxLength}}$`]: Type.String({
+                maxLength: CREATE_LIMITS.metadataValueMaxLength,
+              }),
+            },
+            additionalProperties: false,
+            description: `Up to ${CREATE_LIMITS.metadataMaxKeys} string values under keys of letters, digits and _ . : - (at most ${CREATE_LIMITS.metadataKeyMaxLength} characters).`,
+            examples: [{ customer_id: 'cus_123', notes: 'gift wrap' }],
+          },
+        ),
+      ),
+    ),
+    email: Type.Optional(Nullable(Type.String({ maxLength: CREATE_LIMITS.emailMaxLength, format: 'email' }))),
+  },
+  { additionalProperties: false },
+);
+
+const VirtualAccountInstructions = Type.Object(
+  {
+    type: Type.Literal('virtual_account'),
+    bank_code: Type.String(),
+    bank_name: Type.String(),
+    account_number: Type.String(),
+    account_holder_name: Type.String(),
+    amount: Type.Number(),
+    currency: Type.String(),
+    expires_at: Timestamp('Pay before this time.'),
+  },
+  { additionalProperties: false, title: 'Virtual account (bank)' },
+);
+
+const EwalletInstructions = Type.Object(
+  {
+    type: Type.Literal('ewallet'),
+    provider: Type.String(),
+    provider_name: Type.String(),
+    checkout_url: Type.String(),
+    deep_link: Type.String(),
+    qr_string: Type.String(),
+    amount: Type.Number(),
+    currency: Type.String(),
+    expires_at: Timestamp('Pay before this time.'),
+  },
+  { additionalProperties: false, title: 'E-wallet' },
+);
+
+const CounterInstructions = Type.Object(
+  {
+    type: Type.Literal('counter'),
+    partner: Type.String(),
+    partner_name: Type.String(),
+    payment_code: Type.String(),
+    barcode_value: Type.String(),
+    outlets: Type.Array(Type.String()),
+    amount: Type.Number(),
+    currency: Type.String(),
+    expires_at: Timestamp('Pay before this time.'),
+  },
+  { additionalProperties: false, title: 'Over the counter' },
+);
+
+export const PaymentSchema = Type.Object(
+  {
+    id: Type.String({ description: '`pay_…`' }),
+    object: Type.Literal('payment'),
+    environment: StringEnum(['sandbox', 'production'] as const),
+    status: StringEnum(PAYMENT_STATUSES, { description: 'See docs/payments.md for the state machine.' }),
+    amount: Type.Number({ description: 'Major units, exact.' }),
+    currency: Type.String(),
+    amount_refunded: Type.Number(),
+    reference_no: Type.String(),
+    description: Nullable(Type.String()),
+    channel: Nullable(
+      StringEnum(['bank', 'ewallet', 'counter'] as const, { description: 'The channel in use (resolved from auto).' }),
+    ),
+    channel_requested: StringEnum(CHANNEL_REQUESTS),
+    payment_method: Nullable(
+      Type.Object(
+        {
+          channel: StringEnum(['bank', 'ewallet', 'counter'] as const),
+          connector: Type.String(),
+          instrument: Type.String(),
+          instrument_name: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    instructions: Type.Union([VirtualAccountInstructions, EwalletInstructions, CounterInstructions, Type.Null()], {
+      description: 'What the payer needs; null until a provider issued them (status processing).',
+    }),
+    pay_url: Type.String({ description: 'The hosted page showing the instructions to the payer.' }),
+    metadata: Type.Record(Type.String(), Type.String()),
+    email: Nullable(Type.String()),
+    callback_url: Nullable(Type.String()),
+    failure_code: Nullable(Type.String()),
+    failure_message: Nullable(Type.String()),
+    version: Type.Integer({ minimum: 1, description: 'Bumped by every change; events carry it so receivers can order them.' }),
+    api_version: Type.String(),
+    expires_at: Timestamp('When a pending payment expires.'),
+    created_at: Timestamp('Creation time.'),
+    updated_at: Timestamp('Last change.'),
+    succeeded_at: Nullable(Timestamp('When the payer paid.')),
+    closed_at: Nullable(Timestamp('When the payment reached a final state.')),
+  },
+  { $id: 'Payment', additionalProperties: false },
+);

@@ -1,0 +1,109 @@
+/**
+ * The one catalogue of error codes. Every error body the API sends carries one of these codes, and
+ * the HTTP status comes only from this table (read by the error handler). docs/errors.md is
+ * generated from it (`npm run gen:docs`) and CI fails when they drift.
+ *
+ * Codes are stable snake_case; adding a code is not a breaking change, renaming one is.
+ */
+export const ERROR_CATALOGUE = {
+  invalid_json: { status: 400, description: 'The body is not valid JSON.' },
+  invalid_request: {
+    status: 400,
+    description: 'One or more fields are missing, unknown or invalid. `details` lists each problem as `{field, issue, message}`.',
+  },
+  invalid_idempotency_key: {
+    status: 400,
+    description: 'The `Idempotency-Key` header is empty, longer than 255 characters or not printable ASCII.',
+  },
+  invalid_api_version: { status: 400, description: 'The `Api-Version` header names no known version.' },
+  unauthorized: {
+    status: 401,
+    description: 'The `Authorization: Bearer <API_KEY>` header is missing, malformed, unknown, expired or revoked.',
+  },
+  resource_not_found: {
+    status: 404,
+    description:
+      "No such object for this merchant and environment. Another merchant's or the other environment's id gives this same answer.",
+  },
+  route_not_found: { status: 404, description: 'No such route (path or method).' },
+  reference_no_conflict: {
+    status: 409,
+    description: 'A live (processing, pending or succeeded) payment already uses this `reference_no`; `details` names it.',
+  },
+  idempotency_request_in_progress: {
+    status: 409,
+    description: 'A request with this `Idempotency-Key` is still running. Retry after `Retry-After` seconds.',
+  },
+  payment_state_conflict: {
+    status: 409,
+    description: 'The payment is not in a state that allows this operation (for example canceling a paid payment).',
+  },
+  payload_too_large: { status: 413, description: 'The body is larger than the limit (64 KiB).' },
+  unsupported_media_type: { status: 415, description: 'The body must be sent as `application/json`.' },
+  idempotency_key_reused: {
+    status: 422,
+    description: 'This `Idempotency-Key` was already used with a different request body.',
+  },
+  currency_not_supported: {
+    status: 422,
+    description: 'No enabled connector accepts this currency for the requested channel.',
+  },
+  amount_out_of_range: {
+    status: 422,
+    description: "The amount is outside every capable connector's bounds; `details` names the bounds.",
+  },
+  channel_unavailable: {
+    status: 422,
+    description: 'No enabled connector serves the requested channel in this environment.',
+  },
+  operation_not_supported: {
+    status: 422,
+    description: "The payment's channel or connector does not support this operation.",
+  },
+  rate_limited: { status: 429, description: 'Too many requests. Retry after `Retry-After` seconds.' },
+  internal_error: {
+    status: 500,
+    description: 'An unexpected error. It is logged with the `request_id`; the body never carries internals.',
+  },
+  service_unavailable: {
+    status: 503,
+    description: 'A dependency (the database) is unavailable or the server is shutting down. Retry after `Retry-After` seconds.',
+  },
+  provider_unavailable: {
+    status: 503,
+    description:
+      'No provider could issue instructions right now. Retry with the same `Idempotency-Key` after `Retry-After` seconds: the same payment is resumed.',
+  },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** One problem with one field of the request. `issue` is a stable snake_case code. */
+export interface FieldIssue {
+  field: string;
+  issue: string;
+  message: string;
+}
+
+export type ErrorDetail = FieldIssue | Record<string, unknown>;
+
+/**
+ * A client-visible error, thrown at the edge (routes, plugins) with a catalogue code. Modules
+ * return failures as values; routes turn them into ApiErrors.
+ */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[];
+  readonly headers: Record<string, string>;
+  constructor(code: ErrorCode, message: string, options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.code = code;
+    this.details = options.details ?? [];
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function httpStatusOf(code: ErrorCode): number {
+  return ERROR_CATALOGUE[code].status;
+}

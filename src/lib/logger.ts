@@ -1,0 +1,49 @@
+import { pino } from 'pino';
+
+/**
+ * Structured logs (pino). Secrets never reach a log line: the Authorization header, API keys,
+ * webhook secrets and anything named like a secret are redacted by path, and connectors pass
+ * provider payloads through `redactSecrets` before logging them.
+ */
+export type Logger = pino.Logger;
+
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'api_key',
+  'apiKey',
+  'secret',
+  '*.secret',
+  '*.api_key',
+  '*.password',
+  'password',
+  'card_number',
+  '*.card_number',
+];
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      base: { service: 'tributary' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}
+
+const SECRET_PATTERNS: readonly RegExp[] = [
+  /\bsk_(?:test|live)_[A-Za-z0-9]+/g, // our API keys
+  /\bwhsec_[A-Za-z0-9+/=]+/g, // webhook secrets
+  /\b(?:\d[ -]?){13,19}\b/g, // anything shaped like a card number (PAN)
+];
+
+/** Masks secrets and card-number-shaped digit runs inside free text before it is logged. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, '[redacted]');
+  return out;
+}

@@ -1,0 +1,131 @@
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { buildApp } from './app.ts';
+import { DataDirInUseError } from './db/data-dir-lock.ts';
+import { MigrationError } from './db/migrate.ts';
+import { creationCompleterJob } from './jobs/creation-completer.ts';
+import { startJobs } from './jobs/job-runner.ts';
+import { idempotencyRetentionJob } from './jobs/retention.ts';
+import { systemClock } from './lib/clock.ts';
+import { parseFailpoints } from './lib/failpoints.ts';
+import { createLogger } from './lib/logger.ts';
+import { createAuthenticator } from './modules/merchants/authenticator.ts';
+import { countMerchants } from './modules/merchants/merchant-repo.ts';
+import { createMerchantService } from './modules/merchants/merchant-service.ts';
+import { releaseAllLeases } from './modules/idempotency/idempotency-repo.ts';
+import { openRuntime } from './runtime.ts';
+
+/** Reads config, opens the store, builds the app, listens, runs the jobs. Nothing else. */
+async function main(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel);
+  const runtime = await openRuntime(config, 'server', log);
+  const { store, secret, connectors } = runtime;
+  const clock = systemClock;
+  const embedded = config.databaseUrl === undefined;
+
+  if (embedded) {
+    // Only this process can hold leases on the embedded store: any left are a dead predecessor's.
+    const released = await releaseAllLeases(store, clock.now());
+    if (released > 0) log.info({ released }, 'released idempotency leases of the previous process');
+  }
+
+  const readiness = { shuttingDown: false };
+  const publicBaseUrl =
+    config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const failpoints = parseFailpoints(config.failpoints);
+  const app = await buildApp({
+    store,
+    clock,
+    connectors,
+    authenticator: createAuthenticator({ store, clock, secret, cacheTtlMs: config.authCacheTtlMs }),
+    failpoints,
+    log,
+    readiness,
+    publicBaseUrl,
+    webhookAllowlist: config.webhookAllowlist,
+    bodyLimitBytes: config.bodyLimitBytes,
+    idempotencyLeaseMs: config.idempotencyLeaseMs,
+    idempotencyTtlHours: config.idempotencyTtlHours,
+    connectorTimeoutMs: config.connectorTimeoutMs,
+  });
+
+  const firstStart = embedded && (await countMerchants(store)) === 0;
+  const address = await app.listen({ host: config.host, port: config.port });
+  const lines = [`Tributary is listening on ${address} (${embedded ? `embedded store in ${config.dataDir}` : 'PostgreSQL'}).`];
+  lines.push(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
+  if (firstStart) {
+    // Shown once, on the terminal of a fresh laptop install only; never with DATABASE_URL.
+    const merchants = createMerchantService({ store, clock, secret });
+    const created = await merchants.createMerchant('Default merchant');
+    lines.push(
+      '',
+      `First start: created merchant ${created.merchant.id}. These keys are shown once; keep them:`,
+      `  sandbox    ${created.sandbox.secret}`,
+      `  production ${created.production.secret}`,
+      '',
+      `Try: curl -s ${address}/payment/create -H "Authorization: Bearer ${created.sandbox.secret}" \\`,
+      `       -H "Content-Type: application/json" -d '{"amount": 150000.00, "currency": "IDR", "reference_no": "order-1", "email": "payer@example.com"}'`,
+    );
+  } else {
+    lines.push(
+      'To get an API key, stop the server and run: npx tributary merchants create --name "My shop" --json' +
+        (embedded ? '' : ' (with the same DATABASE_URL and TRIBUTARY_SECRET; works while the server runs)'),
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  const createDeps = {
+    store,
+    connectors,
+    clock,
+    failpoints,
+    log,
+    publicBaseUrl,
+    idempotencyLeaseMs: config.idempotencyLeaseMs,
+    idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
+    connectorTimeoutMs: config.connectorTimeoutMs,
+  };
+  const jobs = config.runJobs
+    ? startJobs(
+        [
+          creationCompleterJob({ ...createDeps, abandonAfterMs: config.creationAbandonMs }),
+          idempotencyRetentionJob({ store, clock }),
+        ],
+        log,
+      )
+    : { stop: async () => undefined };
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    readiness.shuttingDown = true;
+    const deadline = setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 15_000);
+    deadline.unref();
+    try {
+      await app.close();
+      await jobs.stop();
+      await runtime.close();
+      log.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+try {
+  await main(loadConfig());
+} catch (error) {
+  if (error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof MigrationError) {
+    process.stderr.write(`tributary: ${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+}

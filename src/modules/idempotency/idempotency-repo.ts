@@ -1,0 +1,197 @@
+import type { Environment } from '../../connectors/core/connector.ts';
+import type { Queryable } from '../../db/store.ts';
+
+/**
+ * The idempotency record (see docs/idempotency.md). The primary key is the lock that makes
+ * concurrent first requests race safely; the lease token fences who may finish a started request.
+ */
+export interface IdempotencyScope {
+  merchantId: string;
+  environment: Environment;
+  operation: string;
+  key: string;
+}
+
+export type IdempotencyRecord =
+  | { status: 'finished'; fingerprint: string; responseStatus: number; responseBody: string; resourceId: string | null }
+  | {
+      status: 'started';
+      fingerprint: string;
+      recoveryPoint: string;
+      resourceId: string | null;
+      leaseToken: string | null;
+      lockedUntil: Date | null;
+    };
+
+interface KeyRow {
+  fingerprint: string;
+  status: 'started' | 'finished';
+  recovery_point: string;
+  resource_id: string | null;
+  lease_token: string | null;
+  locked_until: Date | null;
+  response_status: number | null;
+  response_body: string | null;
+  [key: string]: unknown;
+}
+
+const SCOPE = 'merchant_id = $1 AND environment = $2 AND operation = $3 AND key = $4';
+const scopeParams = (s: IdempotencyScope) => [s.merchantId, s.environment, s.operation, s.key];
+
+/** Inserts a started record. False if the key already exists (another request owns it). */
+export async function insertStartedKey(
+  q: Queryable,
+  scope: IdempotencyScope,
+  r: {
+    fingerprint: string;
+    recoveryPoint: string;
+    resourceId: string;
+    leaseToken: string;
+    lockedUntil: Date;
+    now: Date;
+    expiresAt: Date;
+  },
+): Promise<boolean> {
+  const rows = await q.query(
+    `INSERT INTO idempotency_keys (merchant_id, environment, operation, key, fingerprint, status, recovery_point, resource_id,
+       lease_token, locked_until, created_at, updated_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, 'started', $6, $7, $8, $9, $10, $10, $11)
+     ON CONFLICT DO NOTHING RETURNING key`,
+    [...scopeParams(scope), r.fingerprint, r.recoveryPoint, r.resourceId, r.leaseToken, r.lockedUntil, r.now, r.expiresAt],
+  );
+  return rows.length === 1;
+}
+
+export async function getKey(q: Queryable, scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+  const rows = await q.query<KeyRow>(
+    `SELECT fingerprint, status, recovery_point, resource_id, lease_token, locked_until, response_status, response_body
+     FROM idempotency_keys WHERE ${SCOPE}`,
+    scopeParams(scope),
+  );
+  const r = rows[0];
+  if (r === undefined) return undefined;
+  if (r.status === 'finished') {
+    return {
+      status: 'finished',
+      fingerprint: r.fingerprint,
+      responseStatus: r.response_status as number,
+      responseBody: r.response_body as string,
+      resourceId: r.resource_id,
+    };
+  }
+  return {
+    status: 'started',
+    fingerprint: r.fingerprint,
+    recoveryPoint: r.recovery_point,
+    resourceId: r.resource_id,
+    leaseToken: r.lease_token,
+    lockedUntil: r.locked_until,
+  };
+}
+
+/**
+ * Takes over a started key whose lease has expired. Conditional on the token we saw, so of two
+ * processes racing for one abandoned key exactly one wins.
+ */
+export async function claimExpiredLease(
+  q: Queryable,
+  scope: IdempotencyScope,
+  r: { seenToken: string | null; newToken: string; lockedUntil: Date; now: Date },
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE idempotency_keys SET lease_token = $5, locked_until = $6, updated_at = $7
+     WHERE ${SCOPE} AND status = 'started' AND lease_token IS NOT DISTINCT FROM $8
+       AND (locked_until IS NULL OR locked_until <= $7)
+     RETURNING key`,
+    [...scopeParams(scope), r.newToken, r.lockedUntil, r.now, r.seenToken],
+  );
+  return rows.length === 1;
+}
+
+/** Finishes a started key with its response. False if our lease was taken over meanwhile. */
+export async function finishKey(
+  q: Queryable,
+  scope: IdempotencyScope,
+  r: { leaseToken: string; responseStatus: number; responseBody: string; now: Date; expiresAt: Date },
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE idempotency_keys SET status = 'finished', recovery_point = 'finished', response_status = $6,
+       response_body = $7, lease_token = NULL, locked_until = NULL, updated_at = $8, expires_at = $9
+     WHERE ${SCOPE} AND status = 'started' AND lease_token = $5
+     RETURNING key`,
+    [...scopeParams(scope), r.leaseToken, r.responseStatus, r.responseBody, r.now, r.expiresAt],
+  );
+  return rows.length === 1;
+}
+
+/** Confirms we still hold the lease (inside a transaction that should only commit if we do). */
+export async function holdsLease(q: Queryable, scope: IdempotencyScope, leaseToken: string): Promise<boolean> {
+  const rows = await q.query(
+    `SELECT 1 FROM idempotency_keys WHERE ${SCOPE} AND status = 'started' AND lease_token = $5 FOR UPDATE`,
+    [...scopeParams(scope), leaseToken],
+  );
+  return rows.length === 1;
+}
+
+/** Gives the lease up so that a retry can resume at once (after every provider failed). */
+export async function releaseLease(q: Queryable, scope: IdempotencyScope, leaseToken: string, now: Date): Promise<void> {
+  await q.query(
+    `UPDATE idempotency_keys SET locked_until = $6, updated_at = $6 WHERE ${SCOPE} AND status = 'started' AND lease_token = $5`,
+    [...scopeParams(scope), leaseToken, now],
+  );
+}
+
+/**
+ * Embedded store only, at start: this process is the only one that can hold leases, so every
+ * lease still held belongs to a dead predecessor.
+ */
+export async function releaseAllLeases(q: Queryable, now: Date): Promise<number> {
+  const rows = await q.query(
+    `UPDATE idempotency_keys SET locked_until = $1, updated_at = $1 WHERE status = 'started' AND locked_until > $1 RETURNING key`,
+    [now],
+  );
+  return rows.length;
+}
+
+export interface AbandonedKey {
+  scope: IdempotencyScope;
+  leaseToken: string | null;
+  resourceId: string;
+}
+
+/** Started creates whose lease has expired and whose payment is older than `createdBefore`. */
+export async function findAbandonedCreates(
+  q: Queryable,
+  r: { now: Date; createdBefore: Date; limit: number },
+): Promise<AbandonedKey[]> {
+  const rows = await q.query<{
+    merchant_id: string;
+    environment: Environment;
+    operation: string;
+    key: string;
+    lease_token: string | null;
+    resource_id: string;
+  }>(
+    `SELECT merchant_id, environment, operation, key, lease_token, resource_id FROM idempotency_keys
+     WHERE status = 'started' AND operation LIKE 'payment.create%' AND resource_id IS NOT NULL
+       AND (locked_until IS NULL OR locked_until <= $1) AND created_at <= $2
+     ORDER BY created_at LIMIT $3`,
+    [r.now, r.createdBefore, r.limit],
+  );
+  return rows.map((row) => ({
+    scope: { merchantId: row.merchant_id, environment: row.environment, operation: row.operation, key: row.key },
+    leaseToken: row.lease_token,
+    resourceId: row.resource_id,
+  }));
+}
+
+/** Retention: deletes finished keys past their expiry, at most `limit` per call. */
+export async function deleteExpiredKeys(q: Queryable, now: Date, limit: number): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM idempotency_keys WHERE ctid IN (
+       SELECT ctid FROM idempotency_keys WHERE status = 'finished' AND expires_at <= $1 LIMIT $2)
+     RETURNING key`,
+    [now, limit],
+  );
+  return rows.length;
+}

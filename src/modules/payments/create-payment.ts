@@ -1,0 +1,524 @@
+import { randomBytes } from 'node:crypto';
+import type { ChargeOutcome, Connector } from '../../connectors/core/connector.ts';
+import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
+import { isUniqueViolation } from '../../db/db-errors.ts';
+import type { Queryable, Store } from '../../db/store.ts';
+import { assert } from '../../lib/assert.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { CurrencyCode } from '../../lib/currencies.ts';
+import type { ErrorCode, ErrorDetail } from '../../lib/error-catalogue.ts';
+import type { Failpoints } from '../../lib/failpoints.ts';
+import { newId } from '../../lib/ids.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { insertEvent } from '../events/event-repo.ts';
+import { fingerprint } from '../idempotency/fingerprint.ts';
+import {
+  claimExpiredLease,
+  finishKey,
+  getKey,
+  holdsLease,
+  type IdempotencyRecord,
+  type IdempotencyScope,
+  insertStartedKey,
+  releaseLease,
+} from '../idempotency/idempotency-repo.ts';
+import { routePayment } from '../routing/route-payment.ts';
+import {
+  findLivePaymentIdByReference,
+  findPayment,
+  insertAttempt,
+  insertPayment,
+  latestAttempt,
+  markAttemptFailed,
+  markAttemptIssued,
+  markPaymentFailed,
+  markPaymentPending,
+} from './payment-repo.ts';
+import type { Attempt, ChannelRequest, Payment, Principal } from './payment-types.ts';
+import { paymentView } from './payment-view.ts';
+
+/**
+ * POST /payment/create without the HTTP: route, persist, call the provider between transactions,
+ * finish. The recovery points and failure cases are in docs/idempotency.md and docs/payments.md.
+ */
+export interface CreatePaymentInput {
+  amountMinor: bigint;
+  currency: CurrencyCode;
+  referenceNo: string;
+  description: string | null;
+  channel: ChannelRequest;
+  callbackUrl: string | null;
+  metadata: Record<string, string>;
+  email: string | null;
+}
+
+export interface CreatePaymentDeps {
+  store: Store;
+  connectors: ConnectorRegistry;
+  clock: Clock;
+  failpoints: Failpoints;
+  log: Logger;
+  publicBaseUrl: string;
+  idempotencyLeaseMs: number;
+  idempotencyTtlMs: number;
+  connectorTimeoutMs: number;
+}
+
+export type CreatePaymentResult =
+  | { kind: 'response'; status: number; body: string; replayed: boolean }
+  | { kind: 'failure'; code: ErrorCode; message: string; details: ErrorDetail[]; retryAfterSeconds?: number };
+
+export const CREATE_OPERATION = 'payment.create';
+/** Creates sent without a key still get a record (keyed by the payment id) so the completer can finish them. */
+export const UNKEYED_CREATE_OPERATION = 'payment.create.unkeyed';
+/** At most this many provider calls per run, so a run always ends well inside its lease. */
+export const MAX_ATTEMPTS_PER_RUN = 3;
+/** A payment never gets more attempts than this over all its runs. */
+const MAX_ATTEMPTS_PER_PAYMENT = 12;
+const PROVIDER_RETRY_AFTER_SECONDS = 2;
+
+const failure = (
+  code: ErrorCode,
+  message: string,
+  details: ErrorDetail[] = [],
+  retryAfterSeconds?: number,
+): CreatePaymentResult => ({
+  kind: 'failure',
+  code,
+  message,
+  details,
+  ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+});
+
+class LeaseLostError extends Error {}
+
+const newLeaseToken = () => randomBytes(12).toString('base64url');
+const addMs = (d: Date, ms: number) => new Date(d.getTime() + ms);
+
+export async function createPayment(
+  deps: CreatePaymentDeps,
+  principal: Principal,
+  input: CreatePaymentInput,
+  idempotencyKey: string | undefined,
+): Promise<CreatePaymentResult> {
+  // Rejections before any work store nothing: routing happens before the first write.
+  const route = routePayment(
+    { channel: input.channel, currency: input.currency, amountMinor: input.amountMinor },
+    deps.connectors.enabledFor(principal.environment),
+  );
+  if (!route.ok) return failure(route.code, route.message, route.details);
+  const first = route.candidates[0];
+  assert(first !== undefined, 'routing returned ok without candidates');
+  const firstConnector = deps.connectors.get(first.connector);
+  assert(firstConnector !== undefined, `routed to unknown connector ${first.connector}`);
+
+  const now = deps.clock.now();
+  const paymentId = newId('payment', now.getTime());
+  const scope: IdempotencyScope =
+    idempotencyKey === undefined
+      ? {
+          merchantId: principal.merchantId,
+          environment: principal.environment,
+          operation: UNKEYED_CREATE_OPERATION,
+          key: paymentId,
+        }
+      : {
+          merchantId: principal.merchantId,
+          environment: principal.environment,
+          operation: CREATE_OPERATION,
+          key: idempotencyKey,
+        };
+  const requestFingerprint = fingerprint(CREATE_OPERATION, input);
+  const leaseToken = newLeaseToken();
+  const payment: Payment = {
+    id: paymentId,
+    merchantId: principal.merchantId,
+    environment: principal.environment,
+    status: 'processing',
+    amountMinor: input.amountMinor,
+    currency: input.currency,
+    referenceNo: input.referenceNo,
+    description: input.description,
+    channelRequested: input.channel,
+    channel: null,
+    paymentMethod: null,
+    instructions: null,
+    metadata: input.metadata,
+    email: input.email,
+    callbackUrl: input.callbackUrl,
+    apiVersion: principal.apiVersion,
+    version: 1,
+    expiresAt: addMs(now, firstConnector.capabilities.instructionTtl.defaultMs),
+    failureCode: null,
+    failureMessage: null,
+    amountRefundedMinor: 0n,
+    createdAt: now,
+    updatedAt: now,
+    succeededAt: null,
+    closedAt: null,
+  };
+
+  // Transaction 1: the key, the processing payment (which takes the reference_no) and attempt 1.
+  let existing: IdempotencyRecord | undefined | 'vanished';
+  try {
+    existing = await deps.store.transaction(async (tx) => {
+      const inserted = await insertStartedKey(tx, scope, {
+        fingerprint: requestFingerprint,
+        recoveryPoint: 'payment_created',
+        resourceId: paymentId,
+        leaseToken,
+        lockedUntil: addMs(now, deps.idempotencyLeaseMs),
+        now,
+        expiresAt: addMs(now, deps.idempotencyTtlMs),
+      });
+      if (!inserted) return (await getKey(tx, scope)) ?? 'vanished';
+      await insertPayment(tx, payment);
+      await insertAttempt(tx, {
+        id: newId('attempt', now.getTime()),
+        paymentId,
+        merchantId: principal.merchantId,
+        environment: principal.environment,
+        seq: 1,
+        connector: first.connector,
+        channel: first.channel,
+        instrument: first.instrument,
+        routingTrace: route.trace,
+        now,
+      });
+      return undefined;
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error, 'payments_live_reference_no')) throw error;
+    const liveId = await findLivePaymentIdByReference(deps.store, principal.merchantId, principal.environment, input.referenceNo);
+    return failure('reference_no_conflict', `A live payment already uses reference_no "${input.referenceNo}".`, [
+      {
+        field: 'reference_no',
+        issue: 'reference_no_conflict',
+        message: 'reference_no is in use by a live payment',
+        payment_id: liveId ?? null,
+      },
+    ]);
+  }
+
+  if (existing === 'vanished') return failure('idempotency_request_in_progress', 'Retry this request.', [], 1);
+  if (existing !== undefined) return continueExisting(deps, principal, scope, existing, requestFingerprint);
+  return drive(deps, principal, scope, leaseToken, paymentId, 'request');
+}
+
+/** A request whose key already exists: replay, refuse, or take over an abandoned one. */
+async function continueExisting(
+  deps: CreatePaymentDeps,
+  principal: Principal,
+  scope: IdempotencyScope,
+  record: IdempotencyRecord,
+  requestFingerprint: string,
+): Promise<CreatePaymentResult> {
+  if (record.fingerprint !== requestFingerprint) {
+    return failure('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.', [
+      { field: 'Idempotency-Key', issue: 'idempotency_key_reused', message: 'use a new key for a different request' },
+    ]);
+  }
+  if (record.status === 'finished') {
+    return { kind: 'response', status: record.responseStatus, body: record.responseBody, replayed: true };
+  }
+  const now = deps.clock.now();
+  if (record.lockedUntil !== null && record.lockedUntil > now) {
+    const seconds = Math.max(1, Math.ceil((record.lockedUntil.getTime() - now.getTime()) / 1000));
+    return inProgress(seconds);
+  }
+  const leaseToken = newLeaseToken();
+  const claimed = await claimExpiredLease(deps.store, scope, {
+    seenToken: record.leaseToken,
+    newToken: leaseToken,
+    lockedUntil: addMs(now, deps.idempotencyLeaseMs),
+    now,
+  });
+  if (!claimed) return inProgress(1);
+  assert(record.resourceId !== null, 'started create without a payment id');
+  deps.log.info({ payment_id: record.resourceId, recovery_point: record.recoveryPoint }, 'resuming an interrupted create');
+  return drive(deps, principal, scope, leaseToken, record.resourceId, 'request');
+}
+
+const inProgress = (seconds: number) =>
+  failure('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running.', [], seconds);
+
+/**
+ * Runs the provider calls for a processing payment while holding the key's lease: re-sends a
+ * started attempt (same attempt id, so the provider dedupes), fails over to the next candidate on
+ * a refusal or a timeout, and finishes with transaction 2. `mode: 'completer'` is the background
+ * job's last word: if no provider issues instructions, the payment fails instead of staying open.
+ */
+export async function drive(
+  deps: CreatePaymentDeps,
+  principal: Principal,
+  scope: IdempotencyScope,
+  leaseToken: string,
+  paymentId: string,
+  mode: 'request' | 'completer',
+): Promise<CreatePaymentResult> {
+  const payment = await findPayment(deps.store, principal.merchantId, principal.environment, paymentId);
+  assert(payment !== undefined, `idempotency key points at missing payment ${paymentId}`);
+  if (payment.status !== 'processing') return answerFromKey(deps, scope);
+
+  const route = routePayment(
+    { channel: payment.channelRequested, currency: payment.currency, amountMinor: payment.amountMinor },
+    deps.connectors.enabledFor(principal.environment),
+  );
+  const candidates = route.ok ? route.candidates : [];
+  const trace = route.trace;
+  let attempt = await latestAttempt(deps.store, paymentId);
+  assert(attempt !== undefined, `processing payment ${paymentId} has no attempt`);
+  const tried = new Set<string>();
+  let lastError = 'no provider could issue instructions';
+
+  try {
+    for (let calls = 0; calls < MAX_ATTEMPTS_PER_RUN;) {
+      if (attempt.status === 'started') {
+        calls += 1;
+        tried.add(attempt.connector);
+        const outcome = await callConnector(deps, principal, payment, attempt);
+        deps.failpoints.hit('create.after_connector');
+        if (outcome.kind === 'issued') return await finishIssued(deps, principal, scope, leaseToken, payment, attempt, outcome);
+        lastError = `${attempt.connector}: ${outcome.message}`;
+        deps.log.warn(
+          {
+            payment_id: paymentId,
+            attempt_id: attempt.id,
+            connector: attempt.connector,
+            outcome: outcome.kind,
+            code: outcome.code,
+          },
+          'provider did not issue instructions',
+        );
+        const failed = attempt;
+        await withLease(deps, scope, leaseToken, (tx) =>
+          markAttemptFailed(tx, { id: failed.id, errorCode: outcome.code, errorMessage: outcome.message, now: deps.clock.now() }),
+        );
+      }
+      const next = candidates.find((c) => !tried.has(c.connector));
+      if (next === undefined || attempt.seq >= MAX_ATTEMPTS_PER_PAYMENT) break;
+      const now = deps.clock.now();
+      const nextAttempt: Attempt = {
+        id: newId('attempt', now.getTime()),
+        paymentId,
+        seq: attempt.seq + 1,
+        connector: next.connector,
+        channel: next.channel,
+        instrument: next.instrument,
+        status: 'started',
+        providerReference: null,
+        errorCode: null,
+        errorMessage: null,
+        createdAt: now,
+      };
+      await withLease(deps, scope, leaseToken, (tx) =>
+        insertAttempt(tx, {
+          ...nextAttempt,
+          merchantId: principal.merchantId,
+          environment: principal.environment,
+          instrument: next.instrument,
+          routingTrace: trace,
+          now,
+        }),
+      );
+      attempt = nextAttempt;
+    }
+  } catch (error) {
+    if (error instanceof LeaseLostError) return answerFromKey(deps, scope);
+    throw error;
+  }
+
+  if (mode === 'completer') return failAbandoned(deps, principal, scope, leaseToken, payment, lastError);
+  // Give the lease back so that the client's retry resumes at once instead of waiting for it.
+  await releaseLease(deps.store, scope, leaseToken, deps.clock.now());
+  return failure(
+    'provider_unavailable',
+    'No provider could issue payment instructions right now. Retry with the same Idempotency-Key.',
+    [{ payment_id: paymentId }],
+    PROVIDER_RETRY_AFTER_SECONDS,
+  );
+}
+
+/** Runs `fn` in a transaction that only commits while we still hold the key's lease. */
+async function withLease<T>(
+  deps: CreatePaymentDeps,
+  scope: IdempotencyScope,
+  leaseToken: string,
+  fn: (tx: Queryable) => Promise<T>,
+): Promise<T> {
+  return deps.store.transaction(async (tx) => {
+    if (!(await holdsLease(tx, scope, leaseToken))) throw new LeaseLostError();
+    return fn(tx);
+  });
+}
+
+async function callConnector(
+  deps: CreatePaymentDeps,
+  principal: Principal,
+  payment: Payment,
+  attempt: Attempt,
+): Promise<ChargeOutcome> {
+  const connector: Connector | undefined = deps.connectors.get(attempt.connector);
+  if (connector === undefined) return { kind: 'refused', code: 'connector_disabled', message: 'connector no longer enabled' };
+  const now = deps.clock.now();
+  const signal = AbortSignal.timeout(deps.connectorTimeoutMs);
+  try {
+    return await connector.createCharge(
+      {
+        attemptId: attempt.id,
+        paymentId: payment.id,
+        merchantId: payment.merchantId,
+        merchantName: principal.merchantName,
+        environment: payment.environment,
+        amountMinor: payment.amountMinor,
+        currency: payment.currency,
+        instrument: attempt.instrument ?? connector.capabilities.instruments[0]?.code ?? '',
+        referenceNo: payment.referenceNo,
+        description: payment.description,
+        email: payment.email,
+        expiresAt: addMs(now, connector.capabilities.instructionTtl.defaultMs),
+      },
+      { signal, now },
+    );
+  } catch (error) {
+    // A connector must return outcomes as values; a throw means we cannot know what happened.
+    const timedOut = signal.aborted;
+    deps.log.error({ err: error, connector: attempt.connector, attempt_id: attempt.id }, 'connector call threw');
+    return {
+      kind: 'unknown',
+      code: timedOut ? 'timeout' : 'connector_error',
+      message: timedOut ? 'provider timed out' : 'provider call failed',
+    };
+  }
+}
+
+/** Transaction 2: the attempt, the payment, the event and the stored response, all or nothing. */
+async function finishIssued(
+  deps: CreatePaymentDeps,
+  principal: Principal,
+  scope: IdempotencyScope,
+  leaseToken: string,
+  payment: Payment,
+  attempt: Attempt,
+  outcome: Extract<ChargeOutcome, { kind: 'issued' }>,
+): Promise<CreatePaymentResult> {
+  const connector = deps.connectors.get(attempt.connector);
+  const instrument = connector?.capabilities.instruments.find((i) => i.code === attempt.instrument);
+  const now = deps.clock.now();
+  const pending: Payment = {
+    ...payment,
+    status: 'pending',
+    channel: attempt.channel,
+    paymentMethod: {
+      channel: attempt.channel,
+      connector: attempt.connector,
+      instrument: attempt.instrument ?? '',
+      instrument_name: instrument?.name ?? attempt.instrument ?? '',
+    },
+    instructions: outcome.instructions,
+    expiresAt: outcome.expiresAt,
+    version: payment.version + 1,
+    updatedAt: now,
+  };
+  const view = paymentView(pending, deps.publicBaseUrl);
+  const body = JSON.stringify(view);
+  try {
+    await deps.store.transaction(async (tx) => {
+      const finished = await finishKey(tx, scope, {
+        leaseToken,
+        responseStatus: 201,
+        responseBody: body,
+        now,
+        expiresAt: addMs(now, deps.idempotencyTtlMs),
+      });
+      if (!finished) throw new LeaseLostError();
+      await markAttemptIssued(tx, {
+        id: attempt.id,
+        providerReference: outcome.providerReference,
+        instructions: outcome.instructions,
+        now,
+      });
+      if (!(await markPaymentPending(tx, pending))) throw new LeaseLostError();
+      await insertEvent(tx, {
+        merchantId: pending.merchantId,
+        environment: pending.environment,
+        type: 'payment.pending',
+        objectType: 'payment',
+        objectId: pending.id,
+        objectVersion: pending.version,
+        apiVersion: principal.apiVersion,
+        object: view,
+        previousAttributes: { status: payment.status, instructions: null },
+        now,
+      });
+    });
+  } catch (error) {
+    if (error instanceof LeaseLostError) return answerFromKey(deps, scope);
+    throw error;
+  }
+  return { kind: 'response', status: 201, body, replayed: false };
+}
+
+/** The completer gives up: the payment fails and the key is finished with that final answer. */
+async function failAbandoned(
+  deps: CreatePaymentDeps,
+  principal: Principal,
+  scope: IdempotencyScope,
+  leaseToken: string,
+  payment: Payment,
+  reason: string,
+): Promise<CreatePaymentResult> {
+  const now = deps.clock.now();
+  const failed: Payment = {
+    ...payment,
+    status: 'failed',
+    failureCode: 'provider_unavailable',
+    failureMessage: reason.slice(0, 500),
+    version: payment.version + 1,
+    updatedAt: now,
+    closedAt: now,
+  };
+  const view = paymentView(failed, deps.publicBaseUrl);
+  const body = JSON.stringify(view);
+  try {
+    await deps.store.transaction(async (tx) => {
+      if (
+        !(await finishKey(tx, scope, {
+          leaseToken,
+          responseStatus: 201,
+          responseBody: body,
+          now,
+          expiresAt: addMs(now, deps.idempotencyTtlMs),
+        }))
+      ) {
+        throw new LeaseLostError();
+      }
+      if (!(await markPaymentFailed(tx, failed))) throw new LeaseLostError();
+      await insertEvent(tx, {
+        merchantId: failed.merchantId,
+        environment: failed.environment,
+        type: 'payment.failed',
+        objectType: 'payment',
+        objectId: failed.id,
+        objectVersion: failed.version,
+        apiVersion: principal.apiVersion,
+        object: view,
+        previousAttributes: { status: payment.status },
+        now,
+      });
+    });
+  } catch (error) {
+    if (error instanceof LeaseLostError) return answerFromKey(deps, scope);
+    throw error;
+  }
+  return { kind: 'response', status: 201, body, replayed: false };
+}
+
+/** Someone else finished (or holds) this request: answer from what the key says now. */
+async function answerFromKey(deps: CreatePaymentDeps, scope: IdempotencyScope): Promise<CreatePaymentResult> {
+  const record = await getKey(deps.store, scope);
+  if (record?.status === 'finished') {
+    return { kind: 'response', status: record.responseStatus, body: record.responseBody, replayed: true };
+  }
+  return inProgress(1);
+}

@@ -1,0 +1,48 @@
+import { toMajorNumber } from '../../lib/money.ts';
+import type { Payment } from './payment-types.ts';
+
+/**
+ * The payment as the API shows it: in responses, in stored idempotent responses and in event
+ * snapshots. Amounts become JSON numbers in major units here and nowhere else.
+ */
+export function paymentView(p: Payment, publicBaseUrl: string) {
+  const instructions =
+    p.instructions === null
+      ? null
+      : {
+          ...p.instructions,
+          amount: toMajorNumber(p.amountMinor, p.currency),
+          currency: p.currency,
+          expires_at: p.expiresAt.toISOString(),
+        };
+  return {
+    id: p.id,
+    object: 'payment' as const,
+    environment: p.environment,
+    status: p.status,
+    amount: toMajorNumber(p.amountMinor, p.currency),
+    currency: p.currency,
+    amount_refunded: toMajorNumber(p.amountRefundedMinor, p.currency),
+    reference_no: p.referenceNo,
+    description: p.description,
+    channel: p.channel,
+    channel_requested: p.channelRequested,
+    payment_method: p.paymentMethod,
+    instructions,
+    pay_url: `${publicBaseUrl}/pay/${p.id}`,
+    metadata: p.metadata,
+    email: p.email,
+    callback_url: p.callbackUrl,
+    failure_code: p.failureCode,
+    failure_message: p.failureMessage,
+    version: p.version,
+    api_version: p.apiVersion,
+    expires_at: p.expiresAt.toISOString(),
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+    succeeded_at: p.succeededAt?.toISOString() ?? null,
+    closed_at: p.closedAt?.toISOString() ?? null,
+  };
+}
+
+export type PaymentView = ReturnType<typeof paymentView>;

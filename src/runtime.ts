@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type Config, ConfigError } from './config.ts';
+import type { Connector } from './connectors/core/connector.ts';
+import { ConnectorRegistry } from './connectors/core/registry.ts';
+import { createSandboxBankConnector } from './connectors/sandbox-bank/sandbox-bank.connector.ts';
+import { createSandboxCounterConnector } from './connectors/sandbox-counter/sandbox-counter.connector.ts';
+import { createSandboxEwalletConnector } from './connectors/sandbox-ewallet/sandbox-ewallet.connector.ts';
+import { migrate } from './db/migrate.ts';
+import { openEmbeddedStore } from './db/pglite-store.ts';
+import { openPostgresStore } from './db/postgres-store.ts';
+import type { Store } from './db/store.ts';
+import type { Logger } from './lib/logger.ts';
+
+/**
+ * What both the server and the CLI need before doing anything: the store (migrated), the
+ * deployment secret and the connectors.
+ */
+export interface Runtime {
+  store: Store;
+  secret: string;
+  connectors: ConnectorRegistry;
+  close(): Promise<void>;
+}
+
+/** Every connector this build ships. */
+export function builtInConnectors(): Connector[] {
+  return [createSandboxBankConnector(), createSandboxEwalletConnector(), createSandboxCounterConnector()];
+}
+
+/**
+ * The deployment secret keys the API-key hash. With PostgreSQL it must come from
+ * TRIBUTARY_SECRET (every process must share it). On the embedded store it is generated once into
+ * DATA_DIR/secret.key (mode 0600) so that `npm start` needs no setup.
+ */
+function resolveSecret(config: Config): string {
+  if (config.secret !== undefined) return config.secret;
+  if (config.databaseUrl !== undefined) {
+    throw new ConfigError(
+      'TRIBUTARY_SECRET is required with DATABASE_URL (at least 32 characters, e.g. `openssl rand -hex 32`).',
+    );
+  }
+  const path = join(resolve(config.dataDir), 'secret.key');
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  mkdirSync(resolve(config.dataDir), { recursive: true });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+export async function openStore(config: Config, owner: string, log: Logger): Promise<Store> {
+  if (config.databaseUrl !== undefined) {
+    return openPostgresStore({
+      connectionString: config.databaseUrl,
+      poolSize: config.dbPoolSize,
+      connectTimeoutMs: config.dbConnectTimeoutMs,
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+      onPoolError: (error) => log.warn({ err: error }, 'idle database connection lost'),
+    });
+  }
+  return openEmbeddedStore({ dataDir: resolve(config.dataDir), owner });
+}
+
+export async function openRuntime(config: Config, owner: string, log: Logger): Promise<Runtime> {
+  const secret = resolveSecret(config);
+  const connectors = new ConnectorRegistry(builtInConnectors(), config.productionConnectors);
+  const store = await openStore(config, owner, log);
+  try {
+    const { applied } = await migrate(store);
+    if (applied.length > 0) log.info({ applied }, 'migrations applied');
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return { store, secret, connectors, close: () => store.close() };
+}
