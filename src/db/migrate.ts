@@ -36,8 +36,12 @@ export function loadMigrations(): Migration[] {
       checksum: createHash('sha256').update(sql).digest('hex'),
     };
   });
+  // Numbers are unique and increasing; gaps are allowed (parallel branches reserve numbers).
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new MigrationError(`migration numbers must be 1..n without gaps: ${m.name}`);
+    const previous = migrations[i - 1];
+    if (previous !== undefined && previous.version >= m.version) {
+      throw new MigrationError(`duplicate migration number ${m.version}: ${previous.name} and ${m.name}`);
+    }
   });
   return migrations;
 }
