@@ -202,7 +202,27 @@ export async function createPayment(
 
   if (existing === 'vanished') return failure('idempotency_request_in_progress', 'Retry this request.', [], 1);
   if (existing !== undefined) return continueExisting(deps, principal, scope, existing, requestFingerprint);
-  return drive(deps, principal, scope, leaseToken, paymentId, 'request');
+  return driveReleasingOnError(deps, principal, scope, leaseToken, paymentId);
+}
+
+/**
+ * A request that fails unexpectedly (a bug, the database going away) gives its lease back on the
+ * way out, so the client's retry resumes at once instead of waiting out the lease. Resuming is
+ * always safe: the provider dedupes the attempt id.
+ */
+async function driveReleasingOnError(
+  deps: CreatePaymentDeps,
+  principal: Principal,
+  scope: IdempotencyScope,
+  leaseToken: string,
+  paymentId: string,
+): Promise<CreatePaymentResult> {
+  try {
+    return await drive(deps, principal, scope, leaseToken, paymentId, 'request');
+  } catch (error) {
+    await releaseLease(deps.store, scope, leaseToken, deps.clock.now()).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** A request whose key already exists: replay, refuse, or take over an abandoned one. */
@@ -236,7 +256,7 @@ async function continueExisting(
   if (!claimed) return inProgress(1);
   assert(record.resourceId !== null, 'started create without a payment id');
   deps.log.info({ payment_id: record.resourceId, recovery_point: record.recoveryPoint }, 'resuming an interrupted create');
-  return drive(deps, principal, scope, leaseToken, record.resourceId, 'request');
+  return driveReleasingOnError(deps, principal, scope, leaseToken, record.resourceId);
 }
 
 const inProgress = (seconds: number) =>

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { openEmbeddedStore } from '../../src/db/pglite-store.ts';
+import { openPostgresStore } from '../../src/db/postgres-store.ts';
+import { runCli, type ServerProcess, startServer, tempDataDir } from '../harness/server-process.ts';
+import { createPostgresSchema, dropPostgresSchema, postgresUrlWithSchema, TEST_STORE } from '../harness/test-store.ts';
+
+/**
+ * The recovery point of docs/idempotency.md, with a real process and a real kill -9: the server
+ * dies after the provider answered but before it answered the client. A retry with the same key
+ * on a new process finishes the SAME payment (same id, one row) instead of making another.
+ */
+describe(`crash after the provider answered, before the response (${TEST_STORE})`, () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  it('a retry with the same Idempotency-Key finishes the same payment', async () => {
+    let env: Record<string, string>;
+    let schema: string | undefined;
+    if (TEST_STORE === 'postgres') {
+      schema = await createPostgresSchema();
+      const s = schema;
+      cleanups.push(() => dropPostgresSchema(s));
+      // A short lease: on PostgreSQL a dead process's lease must expire before a retry takes over.
+      env = { DATABASE_URL: postgresUrlWithSchema(schema), IDEMPOTENCY_LEASE_MS: '1500' };
+    } else {
+      env = { DATA_DIR: tempDataDir() };
+    }
+    const created = runCli(['merchants', 'create', '--name', 'Crash test', '--json'], env);
+    assert.equal(created.status, 0, created.stderr);
+    const key = (JSON.parse(created.stdout) as { api_keys: { sandbox: string } }).api_keys.sandbox;
+
+    const body = JSON.stringify({ amount: 150000.0, currency: 'IDR', reference_no: 'crash-1', email: 'payer@example.com' });
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'crash-key-1' };
+
+    const doomed: ServerProcess = await startServer({
+      ...env,
+      TRIBUTARY_FAILPOINTS: 'create.after_connector=kill',
+      RUN_JOBS: 'false',
+    });
+    cleanups.push(async () => void (await doomed.kill()));
+    const first = await fetch(`${doomed.url}/payment/create`, { method: 'POST', headers, body }).then(
+      () => 'answered',
+      () => 'connection lost',
+    );
+    assert.equal(first, 'connection lost', 'the client never got an answer');
+    assert.equal(await doomed.exited, null, 'killed by SIGKILL');
+
+    const survivor = await startServer({ ...env, RUN_JOBS: 'false' });
+    cleanups.push(async () => void (await survivor.kill('SIGTERM')));
+    // Bounded retry loop honouring Retry-After (PostgreSQL: until the dead process's lease expires).
+    let res: Response | undefined;
+    for (let i = 0; i < 20; i += 1) {
+      res = await fetch(`${survivor.url}/payment/create`, { method: 'POST', headers, body });
+      if (res.status !== 409) break;
+      await new Promise((r) => setTimeout(r, Number(res?.headers.get('retry-after') ?? '1') * 1000));
+    }
+    assert.ok(res);
+    const text = await res.text();
+    assert.equal(res.status, 201, text);
+    const payment = JSON.parse(text) as { id: string; status: string; instructions: { account_number: string } };
+    assert.equal(payment.status, 'pending');
+    await survivor.kill('SIGTERM');
+
+    // Exactly one payment for this reference, and it is the one the crashed request started.
+    const store =
+      TEST_STORE === 'postgres'
+        ? await openPostgresStore({
+            connectionString: env['DATABASE_URL'] as string,
+            poolSize: 1,
+            connectTimeoutMs: 5_000,
+            statementTimeoutMs: 5_000,
+          })
+        : await openEmbeddedStore({ dataDir: env['DATA_DIR'] as string, owner: 'test' });
+    try {
+      const payments = await store.query<{ id: string }>("SELECT id FROM payments WHERE reference_no = 'crash-1'");
+      assert.deepEqual(
+        payments.map((p) => p.id),
+        [payment.id],
+      );
+      const attempts = await store.query<{ status: string }>('SELECT status FROM payment_attempts WHERE payment_id = $1', [
+        payment.id,
+      ]);
+      assert.deepEqual(
+        attempts.map((a) => a.status),
+        ['issued'],
+        'the same attempt was re-sent, not a new one',
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { lockDataDir } from '../../src/db/data-dir-lock.ts';
+import { runCli, type ServerProcess, startServer, tempDataDir } from '../harness/server-process.ts';
+import { createPostgresSchema, dropPostgresSchema, postgresUrlWithSchema, TEST_STORE } from '../harness/test-store.ts';
+
+// These tests start their own processes on both kinds of store; they run once, in the embedded pass.
+const once = { skip: TEST_STORE === 'postgres' ? 'runs in the embedded pass' : false };
+
+const running: ServerProcess[] = [];
+after(async () => {
+  for (const s of running) await s.kill();
+});
+
+describe('CLI', once, () => {
+  it('merchants create --json prints the published shape, and the keys work', async () => {
+    const dataDir = tempDataDir();
+    const result = runCli(['merchants', 'create', '--name', 'CLI shop', '--json'], { DATA_DIR: dataDir });
+    assert.equal(result.status, 0, result.stderr);
+    const out = JSON.parse(result.stdout) as { id: string; api_keys: { sandbox: string; production: string } };
+    assert.deepEqual(Object.keys(out).sort(), ['api_keys', 'id']);
+    assert.match(out.id, /^mer_[0-9A-Z]{26}$/);
+    assert.match(out.api_keys.sandbox, /^sk_test_[0-9A-Za-z]{32}$/);
+    assert.match(out.api_keys.production, /^sk_live_[0-9A-Za-z]{32}$/);
+
+    const list = runCli(['keys', 'list', '--merchant', out.id, '--json'], { DATA_DIR: dataDir });
+    const keys = JSON.parse(list.stdout) as { id: string; environment: string; prefix: string }[];
+    assert.equal(keys.length, 2);
+    assert.ok(
+      keys.every((k) => !list.stdout.includes(out.api_keys.sandbox) && k.prefix.endsWith('…')),
+      'secrets are never listed',
+    );
+
+    const created = JSON.parse(
+      runCli(['keys', 'create', '--merchant', out.id, '--environment', 'sandbox', '--json'], { DATA_DIR: dataDir }).stdout,
+    ) as { id: string; api_key: string };
+    const revoked = runCli(['keys', 'revoke', created.id, '--json'], { DATA_DIR: dataDir });
+    assert.equal(revoked.status, 0, revoked.stderr);
+
+    const server = await startServer({ DATA_DIR: dataDir });
+    running.push(server);
+    const ok = await fetch(`${server.url}/payment/pay_01M802HR5XTTXZAF0MA4G1EYJY`, {
+      headers: { authorization: `Bearer ${out.api_keys.sandbox}` },
+    });
+    assert.equal(ok.status, 404, 'a valid key reaches the route');
+    const refused = await fetch(`${server.url}/payment/pay_01M802HR5XTTXZAF0MA4G1EYJY`, {
+      headers: { authorization: `Bearer ${created.api_key}` },
+    });
+    assert.equal(refused.status, 401, 'a revoked key is refused');
+
+    // While the server holds the embedded store, the CLI says so clearly instead of corrupting it.
+    const blocked = runCli(['merchants', 'list'], { DATA_DIR: dataDir });
+    assert.equal(blocked.status, 2);
+    assert.match(blocked.stderr, /in use by another Tributary process \(pid \d+, server\)/);
+    await server.kill('SIGTERM');
+  });
+
+  it('refuses bad usage with exit code 2 and a message', () => {
+    const dataDir = tempDataDir();
+    for (const args of [
+      ['merchants', 'create'],
+      ['keys', 'create', '--merchant', 'mer_x', '--environment', 'staging'],
+      ['frobnicate'],
+    ]) {
+      const result = runCli(args, { DATA_DIR: dataDir });
+      assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, /^tributary: /);
+    }
+  });
+
+  it('on PostgreSQL works while a server runs', async () => {
+    const schema = await createPostgresSchema();
+    try {
+      const env = { DATABASE_URL: postgresUrlWithSchema(schema) };
+      const server = await startServer(env);
+      running.push(server);
+      const result = runCli(['merchants', 'create', '--name', 'PG shop', '--json'], env);
+      assert.equal(result.status, 0, result.stderr);
+      const key = (JSON.parse(result.stdout) as { api_keys: { sandbox: string } }).api_keys.sandbox;
+      const res = await fetch(`${server.url}/payment/create`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 150000.0, currency: 'IDR', reference_no: 'pg-cli-1', email: 'payer@example.com' }),
+      });
+      assert.equal(res.status, 201, await res.text());
+      // It never prints keys on PostgreSQL.
+      assert.doesNotMatch(server.output(), /sk_(test|live)_/);
+      await server.kill('SIGTERM');
+    } finally {
+      await dropPostgresSchema(schema);
+    }
+  });
+});
+
+describe('embedded data directory lock', once, () => {
+  it('a second process gets a clear error, a stale lock of a dead process is taken over', async () => {
+    const dataDir = tempDataDir();
+    const server = await startServer({ DATA_DIR: dataDir });
+    running.push(server);
+    const second = await startServer({ DATA_DIR: dataDir }).then(
+      () => 'started',
+      (e: Error) => e.message,
+    );
+    assert.match(second, /in use by another Tributary process/);
+    await server.kill('SIGKILL'); // leaves its lock file behind
+    const lock = lockDataDir(dataDir, 'test'); // stale: its pid is dead
+    lock.release();
+    writeFileSync(join(dataDir, 'tributary.lock'), 'garbage');
+    const again = lockDataDir(dataDir, 'test'); // unreadable lock is stale too
+    again.release();
+  });
+});
+
+describe('first start', once, () => {
+  it('on an empty embedded store prints where it listens and a key, once', async () => {
+    const dataDir = tempDataDir();
+    const first = await startServer({ DATA_DIR: dataDir });
+    running.push(first);
+    const out = first.output();
+    assert.match(out, /listening on http:\/\/127\.0\.0\.1:\d+/);
+    const key = /sandbox +(sk_test_[0-9A-Za-z]{32})/.exec(out)?.[1];
+    assert.ok(key, out);
+    const res = await fetch(`${first.url}/payment/create`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 150000.0, currency: 'IDR', reference_no: 'first-1', email: 'payer@example.com' }),
+    });
+    assert.equal(res.status, 201);
+    assert.equal(await first.kill('SIGTERM'), 0, 'graceful exit');
+    const second = await startServer({ DATA_DIR: dataDir });
+    running.push(second);
+    assert.doesNotMatch(second.output(), /sk_(test|live)_/, 'keys are shown only on the first start');
+    assert.match(second.output(), /npx tributary merchants create/);
+    await second.kill('SIGTERM');
+  });
+});
