@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { ConnectorRegistry } from '../../src/connectors/core/registry.ts';
 import { openPostgresStore } from '../../src/db/postgres-store.ts';
-import { systemClock } from '../../src/lib/clock.ts';
+import { ManualClock, systemClock } from '../../src/lib/clock.ts';
 import { ERROR_CATALOGUE } from '../../src/lib/error-catalogue.ts';
 import { noFailpoints, parseFailpoints } from '../../src/lib/failpoints.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -25,8 +25,9 @@ function assertErrorShape(body: string, code: string) {
 
 describe('error responses', () => {
   let t: TestApp;
+  const clock = new ManualClock(new Date());
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ clock });
   });
   after(() => t.close());
 
@@ -110,7 +111,7 @@ describe('error responses', () => {
     assert.ok(rolled);
     assert.equal((await t.call('GET', '/payment/x', { key: old.secret })).statusCode, 404, 'old key works during the overlap');
     assert.equal((await t.call('GET', '/payment/x', { key: rolled.issued.secret })).statusCode, 404, 'new key works');
-    (t.clock as { advance(ms: number): void }).advance(60_001);
+    clock.advance(60_001);
     assertErrorShape((await t.call('GET', '/payment/x', { key: old.secret })).body, 'unauthorized');
     assert.equal((await t.call('GET', '/payment/x', { key: rolled.issued.secret })).statusCode, 404);
   });
