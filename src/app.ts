@@ -6,6 +6,8 @@ import type { Store } from './db/store.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerJsonBody } from './http/plugins/json-body.ts';
+import { registerMetrics } from './http/plugins/metrics.ts';
+import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { registerCreatePayment } from './http/routes/payment/create-payment.route.ts';
 import { registerGetPayment } from './http/routes/payment/get-payment.route.ts';
@@ -21,6 +23,7 @@ import { newId } from './lib/ids.ts';
 import type { Logger } from './lib/logger.ts';
 import { Allowlist } from './lib/net/address-policy.ts';
 import type { Authenticator } from './modules/merchants/authenticator.ts';
+import type { RateLimiter } from './modules/rate-limits/rate-limiter.ts';
 import { CURRENT_API_VERSION } from './modules/merchants/merchant-service.ts';
 
 export interface AppDeps {
@@ -37,6 +40,8 @@ export interface AppDeps {
   idempotencyLeaseMs: number;
   idempotencyTtlHours: number;
   connectorTimeoutMs: number;
+  /** Absent: no rate limiting (tests, benchmarks with RATE_LIMIT_PER_SECOND=0). */
+  rateLimiter?: RateLimiter;
 }
 
 /**
@@ -90,6 +95,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerJsonBody(app, deps.bodyLimitBytes);
   registerAuth(app, deps.authenticator);
+  if (deps.rateLimiter !== undefined) registerRateLimit(app, deps.rateLimiter);
+  registerMetrics(app);
 
   app.addSchema(ErrorBodySchema);
   app.addSchema(PaymentSchema);

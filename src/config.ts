@@ -24,6 +24,9 @@ export interface Config {
   connectorTimeoutMs: number;
   creationAbandonMs: number;
   authCacheTtlMs: number;
+  /** Token bucket per merchant × environment; 0 turns rate limiting off. */
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
   logLevel: string;
   /** Fault injection for crash tests (see src/lib/failpoints.ts); empty in normal runs. */
   failpoints: string;
@@ -81,6 +84,8 @@ export function loadConfig(env: Env = process.env): Config {
     connectorTimeoutMs: int(env, 'CONNECTOR_TIMEOUT_MS', 10_000, 50, 120_000),
     creationAbandonMs: int(env, 'CREATION_ABANDON_MS', 60_000, 100, 86_400_000),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5_000, 0, 300_000),
+    rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000),
+    rateLimitBurst: int(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     failpoints: env['TRIBUTARY_FAILPOINTS'] ?? '',
     runJobs: (env['RUN_JOBS'] ?? 'true') !== 'false',

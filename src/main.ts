@@ -12,6 +12,8 @@ import { createAuthenticator } from './modules/merchants/authenticator.ts';
 import { countMerchants } from './modules/merchants/merchant-repo.ts';
 import { createMerchantService } from './modules/merchants/merchant-service.ts';
 import { releaseAllLeases } from './modules/idempotency/idempotency-repo.ts';
+import { createMemoryRateLimiter, type RateLimiter } from './modules/rate-limits/rate-limiter.ts';
+import { createRedisRateLimiter } from './modules/rate-limits/redis-rate-limiter.ts';
 import { openRuntime } from './runtime.ts';
 
 /** Reads config, opens the store, builds the app, listens, runs the jobs. Nothing else. */
@@ -32,6 +34,16 @@ async function main(config: Config): Promise<void> {
   const publicBaseUrl =
     config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const failpoints = parseFailpoints(config.failpoints);
+  let rateLimiter: RateLimiter | undefined;
+  if (config.rateLimitPerSecond > 0) {
+    const limit = { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst };
+    if (config.redisUrl === undefined) rateLimiter = createMemoryRateLimiter(limit, clock);
+    else {
+      const shared = createRedisRateLimiter(config.redisUrl, limit, log);
+      if (!(await shared.ready(2_000))) log.warn('redis not reachable yet: rate limits fail open until it is');
+      rateLimiter = shared;
+    }
+  }
   const app = await buildApp({
     store,
     clock,
@@ -46,6 +58,7 @@ async function main(config: Config): Promise<void> {
     idempotencyLeaseMs: config.idempotencyLeaseMs,
     idempotencyTtlHours: config.idempotencyTtlHours,
     connectorTimeoutMs: config.connectorTimeoutMs,
+    ...(rateLimiter === undefined ? {} : { rateLimiter }),
   });
 
   const firstStart = embedded && (await countMerchants(store)) === 0;
@@ -108,6 +121,7 @@ async function main(config: Config): Promise<void> {
     try {
       await app.close();
       await jobs.stop();
+      await rateLimiter?.close();
       await runtime.close();
       log.info('stopped');
       process.exit(0);

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/lib/logger.ts';
 import { createAuthenticator } from '../../src/modules/merchants/authenticator.ts';
 import { createMerchantService, type MerchantService } from '../../src/modules/merchants/merchant-service.ts';
 import type { CreatePaymentDeps } from '../../src/modules/payments/create-payment.ts';
+import type { RateLimiter } from '../../src/modules/rate-limits/rate-limiter.ts';
 import { builtInConnectors } from '../../src/runtime.ts';
 import { openTestStore, type TestStore } from './test-store.ts';
 
@@ -48,6 +49,7 @@ export interface TestAppOptions {
   webhookAllowlist?: string[];
   authCacheTtlMs?: number;
   testStore?: TestStore;
+  rateLimiter?: RateLimiter;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -79,6 +81,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     bodyLimitBytes: 64 * 1024,
     idempotencyTtlHours: 24,
     ...common,
+    ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
   });
   const merchants = createMerchantService({ store, clock, secret: TEST_SECRET });
   const make = async (name: string): Promise<TestMerchant> => {
