@@ -75,7 +75,7 @@ const SCRIPT = `
   var countdown = document.getElementById('countdown');
   var expiresText = document.getElementById('expires-text');
   if (expiresText && !isNaN(expiresAt)) {
-    expiresText.textContent = new Date(expiresAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+    expiresText.textContent = new Date(expiresAt).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
   }
   function pad(n) { return n < 10 ? '0' + n : String(n); }
   function tick() {
@@ -170,7 +170,10 @@ const STATE_TEXT: Record<PayerState, { title: string; detail: (merchant: string)
     title: 'This payment has expired',
     detail: (m) => `Do not pay these instructions any more. Ask ${m} for a new payment.`,
   },
-  succeeded: { title: 'Payment received', detail: (m) => `Thank you. ${m} has been notified; you can close this page.` },
+  succeeded: {
+    title: 'Payment received',
+    detail: (m) => `Thank you. Your payment to ${m} is complete; you can close this page.`,
+  },
   failed: { title: 'This payment could not be completed', detail: (m) => `Do not pay. Contact ${m} if you need help.` },
   canceled: { title: 'This payment was canceled', detail: (m) => `${m} canceled this payment. Do not pay.` },
   reversed: {
@@ -243,7 +246,7 @@ function instructionsSection(p: PayerPayment, instructions: Instructions, amount
         </dl>
         <ol>
           <li>Go to any of the outlets above before the time below.</li>
-          <li>Tell the cashier you want to pay a ${instructions.partner_name} payment code for ${p.merchantName}.</li>
+          <li>At the cashier, say you want to pay a ${instructions.partner_name} payment code for ${p.merchantName}.</li>
           <li>Show or read out the payment code and pay exactly ${amount}. Keep the receipt.</li>
         </ol>
       </section>`;
