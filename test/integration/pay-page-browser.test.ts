@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { moveTo } from '../harness/payment-fixtures.ts';
@@ -13,6 +13,8 @@ import { createTestApp, json, quickStart, type TestApp } from '../harness/test-a
  * The payer page in a real browser: Debian's Chromium driven by playwright-core, against the app
  * listening on a loopback port. Screenshots go to test-output/ (git-ignored) for a person to look at.
  */
+// jsqr is CommonJS that also sets `default`; its types only describe `default`.
+const jsQR = jsQRModule.default;
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const SKIP = existsSync(CHROMIUM)
   ? false
@@ -41,6 +43,7 @@ async function launch(options: { javaScriptEnabled: boolean }): Promise<{ contex
     args: LAUNCH_ARGS,
     javaScriptEnabled: options.javaScriptEnabled,
     viewport: { width: 480, height: 1000 },
+    permissions: ['clipboard-read', 'clipboard-write'],
     timeout: UI_TIMEOUT_MS,
   });
   return {
@@ -103,11 +106,7 @@ describe('payer page in Chromium', { skip: SKIP }, () => {
     assert.ok(await page.locator('#checkout-link').isVisible());
     assert.equal((await page.locator('#amount').textContent())?.trim(), 'IDR 25,000.50');
     // The script ran under the CSP: the countdown ticks and the expiry shows in local time.
-    await page.waitForFunction(
-      () => /^Time left: \d+:\d\d(:\d\d)?$/.test(document.getElementById('countdown')?.textContent ?? ''),
-      undefined,
-      { timeout: UI_TIMEOUT_MS },
-    );
+    await page.locator('#countdown', { hasText: /^Time left: \d+:\d\d(:\d\d)?$/ }).waitFor({ timeout: UI_TIMEOUT_MS });
     writeFileSync(join(OUTPUT_DIR, 'pay-page.png'), await page.screenshot({ fullPage: true }));
     await page.close();
   });
@@ -118,8 +117,12 @@ describe('payer page in Chromium', { skip: SKIP }, () => {
     const bankPage = await open(String(bank['id']));
     assert.equal((await bankPage.locator('#account-number').textContent())?.trim(), va);
     assert.ok(await bankPage.locator('#account-number').isVisible());
-    // Hidden without JavaScript, shown by the script.
-    assert.ok(await bankPage.locator('button.copy').isVisible());
+    // Hidden without JavaScript, shown by the script; it puts the exact number on the clipboard.
+    const copy = bankPage.locator('button.copy');
+    assert.ok(await copy.isVisible());
+    await copy.click();
+    await bankPage.locator('button.copy', { hasText: 'Copied' }).waitFor({ timeout: UI_TIMEOUT_MS });
+    assert.equal(await bankPage.evaluate('navigator.clipboard.readText()'), va);
     writeFileSync(join(OUTPUT_DIR, 'pay-page-bank.png'), await bankPage.screenshot({ fullPage: true }));
     await bankPage.close();
 
@@ -139,14 +142,8 @@ describe('payer page in Chromium', { skip: SKIP }, () => {
     assert.equal((await page.locator('#status-title').textContent())?.trim(), 'Waiting for your payment');
     await moveTo(t.testStore.store, id, 'succeeded', t.clock.now());
     // A payer returning from the banking app: the page checks at once instead of at the next tick.
-    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
-    await page.waitForFunction(
-      () => document.getElementById('status-title')?.textContent?.trim() === 'Payment received',
-      undefined,
-      {
-        timeout: UI_TIMEOUT_MS,
-      },
-    );
+    await page.evaluate("window.dispatchEvent(new Event('focus'))");
+    await page.locator('#status-title', { hasText: 'Payment received' }).waitFor({ timeout: UI_TIMEOUT_MS });
     assert.equal(await page.locator('#instructions').count(), 0, 'no instructions once paid');
     writeFileSync(join(OUTPUT_DIR, 'pay-page-succeeded.png'), await page.screenshot({ fullPage: true }));
     await page.close();
