@@ -1,6 +1,7 @@
 import type { Channel, Environment, Instructions } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
+import { isIdOf } from '../../lib/ids.ts';
 import { paymentFromRow } from './payment-repo.ts';
 import type { PaymentStatus } from './payment-states.ts';
 import type { Payment } from './payment-types.ts';
@@ -115,6 +116,8 @@ interface PayerRow {
  * page shows, so the page cannot leak what it never loaded.
  */
 export async function findPaymentForPayer(q: Queryable, id: string): Promise<PayerPayment | undefined> {
+  // A malformed id cannot exist: answer like an unknown one without asking the database.
+  if (!isIdOf('payment', id)) return undefined;
   const rows = await q.query<PayerRow>(
     `SELECT p.id, p.environment, p.status, p.amount_minor, p.currency, p.description, p.channel, p.instructions,
             m.name AS merchant_name, p.expires_at, p.succeeded_at, p.closed_at

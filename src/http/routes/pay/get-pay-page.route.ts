@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { isIdOf } from '../../../lib/ids.ts';
 import { findPaymentForPayer } from '../../../modules/payments/payment-query-repo.ts';
 import { payerState } from '../../../modules/payments/payer-status.ts';
 import { PAY_PAGE_HEADERS, renderNotFoundPage, renderPayPage } from '../../pages/pay-page.ts';
@@ -38,8 +37,7 @@ export function registerPayPage(app: FastifyInstance, deps: RouteDeps): void {
       },
     },
     async (request, reply) => {
-      const { id } = request.params;
-      const payment = isIdOf('payment', id) ? await findPaymentForPayer(deps.store, id) : undefined;
+      const payment = await findPaymentForPayer(deps.store, request.params.id);
       if (payment === undefined) return sendPage(reply, 404, renderNotFoundPage());
       const now = deps.clock.now();
       const state = payerState(payment, now);

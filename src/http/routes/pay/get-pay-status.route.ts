@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../lib/error-catalogue.ts';
-import { isIdOf } from '../../../lib/ids.ts';
 import { PAYMENT_STATUSES } from '../../../modules/payments/payment-states.ts';
 import { findPaymentForPayer } from '../../../modules/payments/payment-query-repo.ts';
 import { payerStatusView } from '../../../modules/payments/payer-status.ts';
@@ -39,8 +38,7 @@ export function registerPayStatus(app: FastifyInstance, deps: RouteDeps): void {
       },
     },
     async (request, reply) => {
-      const { id } = request.params;
-      const payment = isIdOf('payment', id) ? await findPaymentForPayer(deps.store, id) : undefined;
+      const payment = await findPaymentForPayer(deps.store, request.params.id);
       reply.headers({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
       if (payment === undefined) throw new ApiError('resource_not_found', 'No such payment.');
       return reply.send(payerStatusView(payment, deps.clock.now()));
