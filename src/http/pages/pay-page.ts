@@ -246,7 +246,7 @@ function instructionsSection(p: PayerPayment, instructions: Instructions, amount
         </dl>
         <ol>
           <li>Go to any of the outlets above before the time below.</li>
-          <li>At the cashier, say you want to pay a ${instructions.partner_name} payment code for ${p.merchantName}.</li>
+          <li>At the cashier, ask to pay a payment code for ${p.merchantName} (${instructions.partner_name}).</li>
           <li>Show or read out the payment code and pay exactly ${amount}. Keep the receipt.</li>
         </ol>
       </section>`;
