@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { ManualClock } from '../../src/lib/clock.ts';
 import type { PaymentStatus } from '../../src/modules/payments/payment-states.ts';
 import { openApiValidators } from '../harness/openapi.ts';
@@ -14,6 +15,10 @@ interface ListBody {
 }
 
 const T0 = Date.UTC(2026, 2, 1, 12, 0, 0);
+
+/** The documented order, computed independently of the SQL: created_at descending, then id descending. */
+const newestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 describe('GET /payment', () => {
   let t: TestApp;
@@ -83,9 +88,7 @@ describe('GET /payment', () => {
     assert.equal(new Set(seen).size, seen.length, 'no payment is listed twice');
     for (const p of originals) assert.ok(seen.includes(p.id), `original ${p.id} was listed`);
     // The listed originals come in (created_at DESC, id DESC) order.
-    const expected = [...originals]
-      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-      .map((p) => p.id);
+    const expected = [...originals].sort(newestFirst).map((p) => p.id);
     assert.deepEqual(
       seen.filter((id) => expected.includes(id)),
       expected,
@@ -94,6 +97,27 @@ describe('GET /payment', () => {
     const all = await pageAll(m.key, {}, 100);
     assert.equal(all.seen.length, originals.length + inserted.length);
     assert.equal(new Set(all.seen).size, all.seen.length);
+  });
+
+  it('pages any set of creation times into exactly the sorted sequence, whatever the page size (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        // Few distinct milliseconds, so ties on created_at are common.
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 0, maxLength: 25 }),
+        fc.integer({ min: 1, max: 7 }),
+        async (offsetsMs, limit) => {
+          const m = await freshMerchant();
+          const rows = [];
+          for (const offset of offsetsMs)
+            rows.push(await seedPayment(t.testStore.store, { merchantId: m.id, createdAt: new Date(T0 + offset) }));
+          const expected = rows.sort(newestFirst).map((p) => p.id);
+          const { seen, pages } = await pageAll(m.key, {}, limit);
+          assert.deepEqual(seen, expected);
+          assert.equal(pages, Math.max(1, Math.ceil(expected.length / limit)));
+        },
+      ),
+      { numRuns: 15, seed: 4242 },
+    );
   });
 
   it('orders by created_at then id and answers has_more / next_cursor exactly at the boundary', async () => {
