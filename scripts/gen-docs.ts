@@ -52,6 +52,7 @@ ${rows.join('\n')}
 | \`amount_too_large\` | above the deployment ceiling (15 significant digits) |
 | \`amount_not_positive\` / \`amount_not_a_number\` | zero, negative or not a decimal number |
 | \`unknown_currency\` | not an active ISO 4217 code |
+| \`unknown_cursor\` | \`starting_after\` of a list is not one of your objects in this environment (unknown, another merchant's and the other environment's ids all give this same answer) |
 | \`invalid_url\`, \`unsupported_scheme\`, \`https_required\`, \`credentials_in_url\`, \`port_not_allowed\`, \`private_address\` | callback or webhook URL refused by the outbound-URL rules (docs/webhooks.md) |
 `;
 }

@@ -11,10 +11,16 @@ import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { registerCreatePayment } from './http/routes/payment/create-payment.route.ts';
 import { registerGetPayment } from './http/routes/payment/get-payment.route.ts';
+import { registerListPayments } from './http/routes/payment/list-payments.route.ts';
+import { registerListPaymentMethods } from './http/routes/payment-method/list-payment-methods.route.ts';
+import { registerPayPage } from './http/routes/pay/get-pay-page.route.ts';
+import { registerPayStatus } from './http/routes/pay/get-pay-status.route.ts';
 import { type Readiness, registerHealth } from './http/routes/ops/health.route.ts';
 import { registerReference } from './http/routes/ops/reference.route.ts';
 import { ErrorBodySchema } from './http/schemas/error.schema.ts';
 import { PaymentSchema } from './http/schemas/payment.schema.ts';
+import { PaymentListSchema } from './http/schemas/payment-list.schema.ts';
+import { PaymentMethodListSchema, PaymentMethodSchema } from './http/schemas/payment-method.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Clock } from './lib/clock.ts';
 import { ApiError } from './lib/error-catalogue.ts';
@@ -100,6 +106,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addSchema(ErrorBodySchema);
   app.addSchema(PaymentSchema);
+  app.addSchema(PaymentListSchema);
+  app.addSchema(PaymentMethodSchema);
+  app.addSchema(PaymentMethodListSchema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -138,11 +147,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
       connectorTimeoutMs: deps.connectorTimeoutMs,
     },
+    connectors: deps.connectors,
   };
   registerHealth(app, { store: deps.store, readiness: deps.readiness });
   registerReference(app);
   registerCreatePayment(app, routeDeps);
   registerGetPayment(app, routeDeps);
+  registerListPayments(app, routeDeps);
+  registerListPaymentMethods(app, routeDeps);
+  registerPayPage(app, routeDeps);
+  registerPayStatus(app, routeDeps);
   await app.ready();
   return app;
 }

@@ -1,3 +1,4 @@
+import type { ConnectorRegistry } from '../connectors/core/registry.ts';
 import type { Store } from '../db/store.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Allowlist } from '../lib/net/address-policy.ts';
@@ -10,4 +11,6 @@ export interface RouteDeps {
   allowlist: Allowlist;
   publicBaseUrl: string;
   createPayment: CreatePaymentDeps;
+  /** Read-only use by routes (GET /payment_method); calls to providers go through the modules. */
+  connectors: ConnectorRegistry;
 }

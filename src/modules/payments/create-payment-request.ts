@@ -1,9 +1,8 @@
 import type { Environment } from '../../connectors/core/connector.ts';
-import { isCurrencyCode, minorUnitDigits } from '../../lib/currencies.ts';
 import type { FieldIssue } from '../../lib/error-catalogue.ts';
-import { MAX_AMOUNT_MINOR, formatMajorAmount, parseMajorAmount } from '../../lib/money.ts';
 import { type Allowlist, checkOutboundUrl } from '../../lib/net/address-policy.ts';
 import type { CreatePaymentInput } from './create-payment.ts';
+import { amountInput, currencyInput } from './money-input.ts';
 import type { ChannelRequest } from './payment-types.ts';
 
 /** The create body after schema validation: types are right, domain rules not yet checked. */
@@ -18,12 +17,6 @@ export interface CreatePaymentBody {
   email?: string | null;
 }
 
-const AMOUNT_MESSAGES: Record<string, string> = {
-  amount_not_a_number: 'amount must be a JSON number',
-  amount_not_positive: 'amount must be greater than zero',
-  amount_too_large: 'amount is above the maximum this service accepts',
-};
-
 /**
  * The domain rules of a create request that a JSON schema cannot express: exact money against
  * the currency's minor unit (from the number's source text), the ISO 4217 table, URL safety.
@@ -35,39 +28,18 @@ export function normalizeCreatePayment(
   context: { environment: Environment; allowlist: Allowlist },
 ): { ok: true; input: CreatePaymentInput } | { ok: false; issues: FieldIssue[] } {
   const issues: FieldIssue[] = [];
-  const currency = isCurrencyCode(body.currency) ? body.currency : undefined;
-  if (!/^[A-Z]{3}$/.test(body.currency)) {
-    issues.push({
-      field: 'currency',
-      issue: 'invalid_format',
-      message: 'currency must be an ISO 4217 code in upper case, e.g. IDR',
-    });
-  } else if (currency === undefined) {
-    issues.push({ field: 'currency', issue: 'unknown_currency', message: `${body.currency} is not an active ISO 4217 currency` });
-  }
+  const currencyResult = currencyInput(body.currency, 'currency');
+  if (!currencyResult.ok) issues.push(currencyResult.issue);
+  const currency = currencyResult.ok ? currencyResult.value : undefined;
 
   let amountMinor: bigint | undefined;
   // The scanner finds the text for every JSON body; its absence means a bug, so fall back to the
   // shortest round-trip text of the double, which is exact for every amount we accept.
   const text = amountText ?? String(body.amount);
   if (currency !== undefined) {
-    const parsed = parseMajorAmount(text, currency);
-    if (parsed.ok) amountMinor = parsed.minor;
-    else if (parsed.issue === 'amount_too_precise') {
-      issues.push({
-        field: 'amount',
-        issue: 'amount_too_precise',
-        message: `${body.currency} amounts have at most ${minorUnitDigits(currency)} fractional digits`,
-      });
-    } else if (parsed.issue === 'amount_too_large') {
-      issues.push({
-        field: 'amount',
-        issue: 'amount_too_large',
-        message: `amount must be at most ${formatMajorAmount(MAX_AMOUNT_MINOR, currency)} ${currency}`,
-      });
-    } else {
-      issues.push({ field: 'amount', issue: parsed.issue, message: AMOUNT_MESSAGES[parsed.issue] ?? 'invalid amount' });
-    }
+    const amountResult = amountInput(text, currency, 'amount');
+    if (amountResult.ok) amountMinor = amountResult.value;
+    else issues.push(amountResult.issue);
   }
 
   let callbackUrl: string | null = null;

@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import jsQRModule from 'jsqr';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { moveTo } from '../harness/payment-fixtures.ts';
+import { createTestApp, json, quickStart, type TestApp } from '../harness/test-app.ts';
+
+/**
+ * The payer page in a real browser: Debian's Chromium driven by playwright-core, against the app
+ * listening on a loopback port. Screenshots go to test-output/ (git-ignored) for a person to look at.
+ */
+// jsqr is CommonJS that also sets `default`; its types only describe `default`.
+const jsQR = jsQRModule.default;
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const SKIP = existsSync(CHROMIUM)
+  ? false
+  : `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH to run the browser test`;
+const OUTPUT_DIR = join(process.cwd(), 'test-output');
+/** Upper bound for anything the page does by itself (load, poll, reload). */
+const UI_TIMEOUT_MS = 15_000;
+
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** A browser with a fresh profile of its own, removed afterwards. */
+async function launch(options: { javaScriptEnabled: boolean }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const profile = mkdtempSync(join(tmpdir(), 'tributary-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: LAUNCH_ARGS,
+    javaScriptEnabled: options.javaScriptEnabled,
+    viewport: { width: 480, height: 1000 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+    timeout: UI_TIMEOUT_MS,
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('payer page in Chromium', { skip: SKIP }, () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Awaited<ReturnType<typeof launch>>;
+  const problems: string[] = [];
+
+  before(async () => {
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    t = await createTestApp();
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launch({ javaScriptEnabled: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function create(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const res = await t.call('POST', '/payment/create', { body: quickStart(body) });
+    assert.equal(res.statusCode, 201, res.body);
+    return json(res);
+  }
+
+  /** Opens a page and records every console error and uncaught exception (a CSP refusal is one). */
+  async function open(id: string): Promise<Page> {
+    const page = await browser.context.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    const response = await page.goto(`${base}/pay/${id}`, { waitUntil: 'load', timeout: UI_TIMEOUT_MS });
+    assert.equal(response?.status(), 200);
+    return page;
+  }
+
+  it('shows the e-wallet QR code, which decodes to the provider QR string, and saves a screenshot', async () => {
+    const p = await create({ channel: 'ewallet', amount: 25000.5, description: 'Two coffees' });
+    const instructions = p['instructions'] as { qr_string: string; checkout_url: string };
+    const page = await open(String(p['id']));
+    const qr = page.locator('#qr svg');
+    assert.ok(await qr.isVisible(), 'QR code visible');
+    const box = await qr.boundingBox();
+    assert.ok(box !== null && box.width >= 200 && box.height >= 200, `QR code large enough to scan: ${JSON.stringify(box)}`);
+    // Decode what is on screen, as a phone camera would.
+    const png = PNG.sync.read(await qr.screenshot());
+    const decoded = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+    assert.equal(decoded?.data, instructions.qr_string);
+    assert.equal(await page.locator('#checkout-link').getAttribute('href'), instructions.checkout_url);
+    assert.ok(await page.locator('#checkout-link').isVisible());
+    assert.equal((await page.locator('#amount').textContent())?.trim(), 'IDR 25,000.50');
+    // The script ran under the CSP: the countdown ticks and the expiry shows in local time.
+    await page.locator('#countdown', { hasText: /^Time left: \d+:\d\d(:\d\d)?$/ }).waitFor({ timeout: UI_TIMEOUT_MS });
+    writeFileSync(join(OUTPUT_DIR, 'pay-page.png'), await page.screenshot({ fullPage: true }));
+    await page.close();
+  });
+
+  it('shows the virtual account and the counter payment code with working copy buttons', async () => {
+    const bank = await create({ channel: 'bank' });
+    const va = (bank['instructions'] as { account_number: string }).account_number;
+    const bankPage = await open(String(bank['id']));
+    assert.equal((await bankPage.locator('#account-number').textContent())?.trim(), va);
+    assert.ok(await bankPage.locator('#account-number').isVisible());
+    // Hidden without JavaScript, shown by the script; it puts the exact number on the clipboard.
+    const copy = bankPage.locator('button.copy');
+    assert.ok(await copy.isVisible());
+    await copy.click();
+    await bankPage.locator('button.copy', { hasText: 'Copied' }).waitFor({ timeout: UI_TIMEOUT_MS });
+    assert.equal(await bankPage.evaluate('navigator.clipboard.readText()'), va);
+    writeFileSync(join(OUTPUT_DIR, 'pay-page-bank.png'), await bankPage.screenshot({ fullPage: true }));
+    await bankPage.close();
+
+    const counter = await create({ channel: 'counter' });
+    const code = (counter['instructions'] as { payment_code: string }).payment_code;
+    const counterPage = await open(String(counter['id']));
+    assert.equal((await counterPage.locator('#payment-code').textContent())?.trim(), code);
+    assert.ok(await counterPage.locator('#outlets li').first().isVisible());
+    writeFileSync(join(OUTPUT_DIR, 'pay-page-counter.png'), await counterPage.screenshot({ fullPage: true }));
+    await counterPage.close();
+  });
+
+  it('updates to the final state when the payment succeeds while the page is open', async () => {
+    const p = await create({ channel: 'bank' });
+    const id = String(p['id']);
+    const page = await open(id);
+    assert.equal((await page.locator('#status-title').textContent())?.trim(), 'Waiting for your payment');
+    await moveTo(t.testStore.store, id, 'succeeded', t.clock.now());
+    // A payer returning from the banking app: the page checks at once instead of at the next tick.
+    await page.evaluate("window.dispatchEvent(new Event('focus'))");
+    await page.locator('#status-title', { hasText: 'Payment received' }).waitFor({ timeout: UI_TIMEOUT_MS });
+    assert.equal(await page.locator('#instructions').count(), 0, 'no instructions once paid');
+    writeFileSync(join(OUTPUT_DIR, 'pay-page-succeeded.png'), await page.screenshot({ fullPage: true }));
+    await page.close();
+  });
+
+  it('logged no console error, CSP refusal or script exception on any page', () => {
+    assert.deepEqual(problems, []);
+  });
+
+  it('keeps the essentials with JavaScript disabled', async () => {
+    const noJs = await launch({ javaScriptEnabled: false });
+    try {
+      const p = await create({ channel: 'ewallet' });
+      const page = await noJs.context.newPage();
+      const response = await page.goto(`${base}/pay/${String(p['id'])}`, { timeout: UI_TIMEOUT_MS });
+      assert.equal(response?.status(), 200);
+      assert.ok(await page.locator('#qr svg').isVisible());
+      assert.ok(await page.locator('#expires-text').isVisible());
+      assert.match((await page.locator('#expires-text').textContent()) ?? '', / UTC$/, 'server-rendered expiry time');
+      assert.equal(await page.locator('button.copy').count(), 0, 'e-wallet page has no copy buttons');
+      assert.equal((await page.locator('#status-title').textContent())?.trim(), 'Waiting for your payment');
+      assert.equal((await page.locator('#countdown').textContent()) ?? '', '', 'no countdown without JavaScript');
+      writeFileSync(join(OUTPUT_DIR, 'pay-page-nojs.png'), await page.screenshot({ fullPage: true }));
+    } finally {
+      await noJs.close();
+    }
+  });
+});
