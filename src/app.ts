@@ -11,8 +11,10 @@ import { registerCreatePayment } from './http/routes/payment/create-payment.rout
 import { registerGetPayment } from './http/routes/payment/get-payment.route.ts';
 import { type Readiness, registerHealth } from './http/routes/ops/health.route.ts';
 import { registerReference } from './http/routes/ops/reference.route.ts';
+import { addWebhookSchemas, registerWebhookRoutes } from './http/routes/register-webhook-routes.ts';
 import { ErrorBodySchema } from './http/schemas/error.schema.ts';
 import { PaymentSchema } from './http/schemas/payment.schema.ts';
+import { openapiWebhooks } from './http/schemas/webhook.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Clock } from './lib/clock.ts';
 import { ApiError } from './lib/error-catalogue.ts';
@@ -20,8 +22,10 @@ import type { Failpoints } from './lib/failpoints.ts';
 import { newId } from './lib/ids.ts';
 import type { Logger } from './lib/logger.ts';
 import { Allowlist } from './lib/net/address-policy.ts';
+import { createSecretBox } from './lib/secret-box.ts';
 import type { Authenticator } from './modules/merchants/authenticator.ts';
 import { CURRENT_API_VERSION } from './modules/merchants/merchant-service.ts';
+import { SECRET_BOX_PURPOSE } from './modules/webhooks/webhook-secrets.ts';
 
 export interface AppDeps {
   store: Store;
@@ -32,6 +36,8 @@ export interface AppDeps {
   log: Logger;
   readiness: Readiness;
   publicBaseUrl: string;
+  /** Deployment secret (TRIBUTARY_SECRET): seals webhook signing secrets at rest. */
+  secret: string;
   webhookAllowlist: readonly string[];
   bodyLimitBytes: number;
   idempotencyLeaseMs: number;
@@ -93,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addSchema(ErrorBodySchema);
   app.addSchema(PaymentSchema);
+  addWebhookSchemas(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -109,16 +116,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       security: [{ bearerAuth: [] }],
     },
+    // OpenAPI 3.1 `webhooks`: one entry per event type, generated from the event catalogue.
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      const doc = documentObject.openapiObject;
+      return { ...doc, webhooks: openapiWebhooks((doc.components?.schemas ?? {}) as Record<string, unknown>) } as typeof doc;
+    },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json['$id'] === 'string' ? json['$id'] : `def-${i}`),
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
+  const allowlist = new Allowlist(deps.webhookAllowlist);
   const routeDeps: RouteDeps = {
     store: deps.store,
     clock: deps.clock,
-    allowlist: new Allowlist(deps.webhookAllowlist),
+    allowlist,
     publicBaseUrl: deps.publicBaseUrl,
     createPayment: {
       store: deps.store,
@@ -131,11 +145,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
       connectorTimeoutMs: deps.connectorTimeoutMs,
     },
+    webhooks: {
+      store: deps.store,
+      clock: deps.clock,
+      secretBox: createSecretBox(deps.secret, SECRET_BOX_PURPOSE),
+      allowlist,
+    },
   };
   registerHealth(app, { store: deps.store, readiness: deps.readiness });
   registerReference(app);
   registerCreatePayment(app, routeDeps);
   registerGetPayment(app, routeDeps);
+  registerWebhookRoutes(app, routeDeps);
   await app.ready();
   return app;
 }

@@ -41,6 +41,7 @@ async function main(config: Config): Promise<void> {
     log,
     readiness,
     publicBaseUrl,
+    secret,
     webhookAllowlist: config.webhookAllowlist,
     bodyLimitBytes: config.bodyLimitBytes,
     idempotencyLeaseMs: config.idempotencyLeaseMs,
