@@ -5,6 +5,7 @@ import { MigrationError } from './db/migrate.ts';
 import { creationCompleterJob } from './jobs/creation-completer.ts';
 import { startJobs } from './jobs/job-runner.ts';
 import { idempotencyRetentionJob } from './jobs/retention.ts';
+import { webhookJobs } from './jobs/webhook-jobs.ts';
 import { systemClock } from './lib/clock.ts';
 import { parseFailpoints } from './lib/failpoints.ts';
 import { createLogger } from './lib/logger.ts';
@@ -12,6 +13,7 @@ import { createAuthenticator } from './modules/merchants/authenticator.ts';
 import { countMerchants } from './modules/merchants/merchant-repo.ts';
 import { createMerchantService } from './modules/merchants/merchant-service.ts';
 import { releaseAllLeases } from './modules/idempotency/idempotency-repo.ts';
+import { releaseAllDeliveryLeases } from './modules/webhooks/delivery-repo.ts';
 import { openRuntime } from './runtime.ts';
 
 /** Reads config, opens the store, builds the app, listens, runs the jobs. Nothing else. */
@@ -26,6 +28,9 @@ async function main(config: Config): Promise<void> {
     // Only this process can hold leases on the embedded store: any left are a dead predecessor's.
     const released = await releaseAllLeases(store, clock.now());
     if (released > 0) log.info({ released }, 'released idempotency leases of the previous process');
+    // Same for webhook deliveries: whatever the previous process had in flight is due again now.
+    const deliveries = await releaseAllDeliveryLeases(store, clock.now());
+    if (deliveries > 0) log.info({ deliveries }, 'released webhook delivery leases of the previous process');
   }
 
   const readiness = { shuttingDown: false };
@@ -85,15 +90,20 @@ async function main(config: Config): Promise<void> {
     idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
     connectorTimeoutMs: config.connectorTimeoutMs,
   };
+  // The dispatcher runs in every server process with RUN_JOBS (the embedded default); on
+  // PostgreSQL, dedicated `npx tributary worker`s may run beside or instead of it.
+  const webhooks = config.runJobs ? webhookJobs(config, { store, secret, clock, log }) : undefined;
   const jobs = config.runJobs
     ? startJobs(
         [
           creationCompleterJob({ ...createDeps, abandonAfterMs: config.creationAbandonMs }),
           idempotencyRetentionJob({ store, clock }),
+          ...(webhooks === undefined ? [] : [webhooks.retention]),
         ],
         log,
       )
     : { stop: async () => undefined };
+  webhooks?.dispatcher.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -108,6 +118,7 @@ async function main(config: Config): Promise<void> {
     deadline.unref();
     try {
       await app.close();
+      await webhooks?.close();
       await jobs.stop();
       await runtime.close();
       log.info('stopped');

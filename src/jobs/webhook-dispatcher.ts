@@ -17,9 +17,16 @@ export interface DispatcherOptions extends DeliveryDeps {
   fanOutBatchSize?: number;
 }
 
+export interface StartedSend {
+  deliveryId: string;
+  targetKey: string;
+  /** Settles when the attempt is recorded. */
+  done: Promise<DeliveryReport | undefined>;
+}
+
 export interface Dispatcher {
   /** One round: fan out one batch, claim what fits in the free slots and start sending it. */
-  runOnce(): Promise<{ fannedOut: number; claimed: number }>;
+  runOnce(): Promise<{ fannedOut: number; claimed: number; started: StartedSend[] }>;
   /** Rounds until nothing is queued, due or in flight (tests and the CLI's one-shot use). */
   drain(maxRounds?: number): Promise<DeliveryReport[]>;
   start(): void;
@@ -42,37 +49,42 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
 
   const free = () => o.concurrency - running.size;
 
-  async function runOnce(): Promise<{ fannedOut: number; claimed: number }> {
+  async function runOnce(): Promise<{ fannedOut: number; claimed: number; started: StartedSend[] }> {
     const fannedOut = await fanOut(o, fanOutBatchSize);
     const slots = free();
-    if (slots <= 0 || stopping) return { fannedOut, claimed: 0 };
+    if (slots <= 0 || stopping) return { fannedOut, claimed: 0, started: [] };
     const ready = await claimReady(o, {
       limit: slots,
       perTargetLimit: o.perTargetConcurrency,
       inFlight,
       scanLimit: Math.max(100, slots * SCAN_FACTOR),
     });
+    const started: StartedSend[] = [];
     for (const item of ready) {
       const key = item.claim.targetKey;
       inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
-      const p = deliver(o, item)
-        .then((report) => {
+      const done = deliver(o, item).then(
+        (report) => {
           if (collecting) reports.push(report);
-        })
-        .catch((error: unknown) => {
+          return report;
+        },
+        (error: unknown) => {
           // The lease expires and the delivery is tried again: at-least-once, never lost.
           o.log.error({ err: error, delivery_id: item.claim.id }, 'webhook delivery could not be recorded');
-        })
-        .finally(() => {
-          const left = (inFlight.get(key) ?? 1) - 1;
-          if (left <= 0) inFlight.delete(key);
-          else inFlight.set(key, left);
-          running.delete(p);
-          wake?.();
-        });
+          return undefined;
+        },
+      );
+      started.push({ deliveryId: item.claim.id, targetKey: key, done });
+      const p: Promise<void> = done.then(() => {
+        const left = (inFlight.get(key) ?? 1) - 1;
+        if (left <= 0) inFlight.delete(key);
+        else inFlight.set(key, left);
+        running.delete(p);
+        wake?.();
+      });
       running.add(p);
     }
-    return { fannedOut, claimed: ready.length };
+    return { fannedOut, claimed: ready.length, started };
   }
 
   async function drain(maxRounds = 1000): Promise<DeliveryReport[]> {
@@ -81,8 +93,10 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     try {
       for (let round = 0; round < maxRounds; round += 1) {
         const { fannedOut, claimed } = await runOnce();
+        // Sends still running when the round found nothing may free slots for waiting work.
+        const wasBusy = running.size > 0;
         await Promise.all([...running]);
-        if (fannedOut === 0 && claimed === 0) return [...reports];
+        if (fannedOut === 0 && claimed === 0 && !wasBusy) return [...reports];
       }
       throw new Error(`dispatcher did not drain within ${maxRounds} rounds`);
     } finally {

@@ -20,6 +20,8 @@ export interface WebhookTestbed {
   clock: ManualClock;
   receiver: Receiver;
   dispatcher: Dispatcher;
+  /** Options of another worker on the same store (its own HTTP client): to play a second, or dead, worker. */
+  workerDeps(): DispatcherOptions;
   createEndpoint(body: Record<string, unknown>, key?: string): Promise<{ id: string; secret: string }>;
   /** Inserts an event the way every module does (insertEvent), for the sandbox of merchant `m`. */
   emit(
@@ -48,18 +50,23 @@ export async function createWebhookTestbed(options: TestbedOptions = {}): Promis
   const receiver = await startReceiver();
   const timeoutMs = options.timeoutMs ?? 3_000;
   const connectTimeoutMs = options.connectTimeoutMs ?? 1_000;
-  const http = createOutboundClient({
-    allowlist: new Allowlist(allowlist),
-    ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
-    maxSocketsPerHost: 16,
-    maxSockets: 64,
-  });
-  const dispatcherOptions: DispatcherOptions = {
+  const clients: ReturnType<typeof createOutboundClient>[] = [];
+  const newClient = () => {
+    const c = createOutboundClient({
+      allowlist: new Allowlist(allowlist),
+      ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
+      maxSocketsPerHost: 16,
+      maxSockets: 64,
+    });
+    clients.push(c);
+    return c;
+  };
+  const makeOptions = (): DispatcherOptions => ({
     store: t.testStore.store,
     clock,
     log: createLogger(process.env['TEST_LOG_LEVEL'] ?? 'silent'),
     secretBox: createSecretBox(TEST_SECRET, SECRET_BOX_PURPOSE),
-    http,
+    http: newClient(),
     random: () => 0.5, // no jitter: schedules are exact in tests
     timeoutMs,
     connectTimeoutMs,
@@ -68,13 +75,14 @@ export async function createWebhookTestbed(options: TestbedOptions = {}): Promis
     concurrency: options.concurrency ?? 8,
     perTargetConcurrency: options.perTargetConcurrency ?? 4,
     pollIntervalMs: 20,
-  };
-  const dispatcher = createDispatcher(dispatcherOptions);
+  });
+  const dispatcher = createDispatcher(makeOptions());
   return {
     t,
     clock,
     receiver,
     dispatcher,
+    workerDeps: makeOptions,
     async createEndpoint(body, key) {
       const res = await t.call('POST', '/webhook_endpoint/create', { body, ...(key === undefined ? {} : { key }) });
       if (res.statusCode !== 201) throw new Error(`endpoint create failed: ${res.statusCode} ${res.body}`);
@@ -100,7 +108,7 @@ export async function createWebhookTestbed(options: TestbedOptions = {}): Promis
     },
     async close() {
       await dispatcher.stop();
-      http.close();
+      for (const c of clients) c.close();
       await receiver.close();
       await t.close();
     },

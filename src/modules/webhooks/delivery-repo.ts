@@ -279,7 +279,11 @@ export async function settleDelivery(
   return rows.length === 1;
 }
 
-/** Cancels every pending delivery of an endpoint (it was disabled or deleted). */
+/**
+ * Cancels the queued deliveries of an endpoint (it was disabled or deleted). Deliveries a worker
+ * holds right now are left to it: it records its attempt, and if that schedules a retry, the
+ * next claim cancels it (the endpoint is no longer enabled then).
+ */
 export async function cancelPendingDeliveriesOf(
   q: Queryable,
   t: Tenant & { endpointId: string },
@@ -289,7 +293,7 @@ export async function cancelPendingDeliveriesOf(
   const rows = await q.query(
     `UPDATE webhook_deliveries SET status = 'canceled', failure_reason = $4, next_attempt_at = NULL, lease_token = NULL,
        completed_at = $5, updated_at = $5
-     WHERE endpoint_id = $1 AND merchant_id = $2 AND environment = $3 AND status = 'pending'
+     WHERE endpoint_id = $1 AND merchant_id = $2 AND environment = $3 AND status = 'pending' AND lease_token IS NULL
      RETURNING id`,
     [t.endpointId, t.merchantId, t.environment, reason, now],
   );

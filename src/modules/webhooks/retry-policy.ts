@@ -40,6 +40,9 @@ export function parseRetryAfterMs(value: string | string[] | undefined, now: Dat
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (text === undefined || text === '') return undefined;
   if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
+  // An HTTP date names its weekday and month; anything else (`-5`, `1.5`) is not one, even if
+  // Date.parse would make something of it.
+  if (!/^[A-Za-z]{3},? /.test(text)) return undefined;
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
   return Math.min(Math.max(0, at - now.getTime()), MAX_RETRY_AFTER_MS);

@@ -1,18 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { deliveryView, type RedeliveryTarget, redeliverEvent } from '../../../modules/webhooks/delivery-service.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { listOf, RedeliverBodySchema, WebhookDeliverySchema } from '../../schemas/webhook.schema.ts';
-import { IdParams, requireIdShape, tenantOf, throwFailure } from '../webhook-route-helpers.ts';
+import { emptyBodyAsObject, IdParams, requireIdShape, tenantOf, throwFailure } from '../webhook-route-helpers.ts';
 
 export function registerRedeliverEvent(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/event/:id/redeliver',
     {
+      preValidation: emptyBodyAsObject,
       schema: {
         operationId: 'redeliverEvent',
         tags: ['events'],
@@ -20,13 +20,13 @@ export function registerRedeliverEvent(app: FastifyInstance, deps: RouteDeps): v
         description:
           'Schedules new deliveries of the event at once, with a fresh retry schedule: to one endpoint (`endpoint_id`), to the payment’s callback_url (`callback_url: true`), or (empty body) to every enabled endpoint subscribed to its type and the callback_url. The `webhook-id` stays the event id.',
         params: IdParams('`evt_…`'),
-        body: Type.Optional(RedeliverBodySchema),
+        body: RedeliverBodySchema,
         response: { 202: listOf(WebhookDeliverySchema, 'The deliveries scheduled.'), ...errorResponses },
       },
     },
     async (request, reply) => {
       requireIdShape('event', request.params.id, 'event');
-      const body = request.body ?? {};
+      const body = request.body;
       if (body.endpoint_id !== undefined && body.callback_url === true) {
         throw new ApiError('invalid_request', 'The request has invalid fields.', {
           details: [

@@ -7,12 +7,13 @@ import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../../modules/webhooks/webh
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { RotateSecretBodySchema, WebhookEndpointWithSecretSchema } from '../../schemas/webhook.schema.ts';
-import { IdParams, requireIdShape, tenantOf, throwFailure } from '../webhook-route-helpers.ts';
+import { emptyBodyAsObject, IdParams, requireIdShape, tenantOf, throwFailure } from '../webhook-route-helpers.ts';
 
 export function registerRotateWebhookEndpointSecret(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/webhook_endpoint/:id/rotate_secret',
     {
+      preValidation: emptyBodyAsObject,
       schema: {
         operationId: 'rotateWebhookEndpointSecret',
         tags: ['webhooks'],
@@ -20,13 +21,13 @@ export function registerRotateWebhookEndpointSecret(app: FastifyInstance, deps: 
         description:
           'Generates a new secret and returns it (once). Until `previous_secret_expires_at`, every request carries two signatures, one per secret, so receivers can switch without losing events. The body is optional.',
         params: IdParams('`we_…`'),
-        body: Type.Optional(RotateSecretBodySchema),
+        body: RotateSecretBodySchema,
         response: { 200: Type.Ref(WebhookEndpointWithSecretSchema), ...errorResponses },
       },
     },
     async (request, reply) => {
       requireIdShape('webhookEndpoint', request.params.id, 'webhook endpoint');
-      const seconds = request.body?.expire_previous_in_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS;
+      const seconds = request.body.expire_previous_in_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS;
       const result = await rotateEndpointSecret(deps.webhooks, tenantOf(request), request.params.id, seconds * 1000);
       if (!result.ok) throwFailure(result);
       return reply.send({ ...endpointView(result.endpoint), secret: result.secret });
