@@ -22,6 +22,8 @@ export interface WebhookTestbed {
   dispatcher: Dispatcher;
   /** Options of another worker on the same store (its own HTTP client): to play a second, or dead, worker. */
   workerDeps(): DispatcherOptions;
+  /** Drains, moves the clock to the next due attempt, drains again… until nothing is pending. */
+  runUntilSettled(maxRounds?: number): Promise<void>;
   createEndpoint(body: Record<string, unknown>, key?: string): Promise<{ id: string; secret: string }>;
   /** Inserts an event the way every module does (insertEvent), for the sandbox of merchant `m`. */
   emit(
@@ -83,6 +85,18 @@ export async function createWebhookTestbed(options: TestbedOptions = {}): Promis
     receiver,
     dispatcher,
     workerDeps: makeOptions,
+    async runUntilSettled(maxRounds = 50) {
+      for (let round = 0; round < maxRounds; round += 1) {
+        await dispatcher.drain();
+        const rows = await t.testStore.store.query<{ next: Date | null }>(
+          "SELECT min(next_attempt_at) AS next FROM webhook_deliveries WHERE status = 'pending'",
+        );
+        const next = rows[0]?.next;
+        if (next === null || next === undefined) return;
+        if (next > clock.now()) clock.set(next);
+      }
+      throw new Error(`deliveries still pending after ${maxRounds} rounds`);
+    },
     async createEndpoint(body, key) {
       const res = await t.call('POST', '/webhook_endpoint/create', { body, ...(key === undefined ? {} : { key }) });
       if (res.statusCode !== 201) throw new Error(`endpoint create failed: ${res.statusCode} ${res.body}`);

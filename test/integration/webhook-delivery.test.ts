@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { claimReady, deliver, fanOut } from '../../src/modules/webhooks/delivery-service.ts';
-import { json, quickStart, type TestMerchant } from '../harness/test-app.ts';
+import { createDispatcher } from '../../src/jobs/webhook-dispatcher.ts';
+import { json, quickStart } from '../harness/test-app.ts';
 import type { ReceivedRequest } from '../harness/webhook-receiver.ts';
 import {
   createWebhookTestbed,
@@ -44,24 +45,8 @@ async function deliveriesOf(w: WebhookTestbed, eventId: string, key?: string): P
   return json(res)['data'] as DeliveryJson[];
 }
 
-/** Moves the manual clock to the next pending attempt; false when nothing is pending. */
-async function jumpToNextDue(w: WebhookTestbed): Promise<boolean> {
-  const rows = await w.t.testStore.store.query<{ next: Date | null }>(
-    "SELECT min(next_attempt_at) AS next FROM webhook_deliveries WHERE status = 'pending'",
-  );
-  const next = rows[0]?.next;
-  if (next === null || next === undefined) return false;
-  if (next > w.clock.now()) w.clock.set(next);
-  return true;
-}
-
 const byPath = (w: WebhookTestbed, path: string) => w.receiver.requests.filter((r) => r.path === path);
 const typeOf = (r: ReceivedRequest) => (JSON.parse(r.body) as { type: string }).type;
-
-async function newMerchant(w: WebhookTestbed, name: string): Promise<TestMerchant> {
-  const m = await w.t.merchants.createMerchant(name);
-  return { id: m.merchant.id, sandboxKey: m.sandbox.secret, productionKey: m.production.secret };
-}
 
 describe('fan-out', () => {
   it('sends each event to every enabled endpoint subscribed to its type, and to the payment callback_url, each signed with its own secret', async (t) => {
@@ -253,10 +238,7 @@ describe('status codes and retries', () => {
     w.receiver.respond = () => (w.clock.now().getTime() < upAt ? { status: 503 } : { status: 200 });
     await w.createEndpoint({ url: w.receiver.url('/down') });
     const events = [await w.emit('payment.succeeded'), await w.emit('payment.failed'), await w.emit('payment.expired')];
-    for (let rounds = 0; rounds < 50; rounds += 1) {
-      await w.dispatcher.drain();
-      if (!(await jumpToNextDue(w))) break;
-    }
+    await w.runUntilSettled();
     for (const id of events) {
       const [d] = await deliveriesOf(w, id);
       assert.equal(d?.status, 'succeeded');
@@ -277,10 +259,7 @@ describe('status codes and retries', () => {
     const ep = await w.createEndpoint({ url: w.receiver.url('/never') });
     const start = w.clock.now().getTime();
     const id = await w.emit('payment.succeeded');
-    for (let rounds = 0; rounds < 50; rounds += 1) {
-      await w.dispatcher.drain();
-      if (!(await jumpToNextDue(w))) break;
-    }
+    await w.runUntilSettled();
     const [d] = await deliveriesOf(w, id);
     assert.equal(d?.status, 'failed');
     assert.equal(d?.failure_reason, 'exhausted');
@@ -417,6 +396,24 @@ describe('concurrency and leases', () => {
       ).size,
       6,
     );
+  });
+});
+
+describe('several dispatchers', () => {
+  it('share the work: every event delivered exactly once when nobody dies', async (t) => {
+    const w = await testbed(t);
+    await w.createEndpoint({ url: w.receiver.url('/shared-1') });
+    await w.createEndpoint({ url: w.receiver.url('/shared-2') });
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i += 1) ids.push(await w.emit('payment.succeeded'));
+    const second = createDispatcher(w.workerDeps());
+    const [a, b] = await Promise.all([w.dispatcher.drain(), second.drain()]);
+    assert.equal(a.length + b.length, 60);
+    for (const path of ['/shared-1', '/shared-2']) {
+      const got = byPath(w, path).map(eventIdOf);
+      assert.equal(got.length, 30, path);
+      assert.deepEqual(new Set(got), new Set(ids), path);
+    }
   });
 });
 
