@@ -178,7 +178,15 @@ export async function fanOut(deps: { store: Store; clock: Clock }, limit: number
 // Claim: take due deliveries and gather what sending them needs.
 
 export type ReadyDelivery =
-  | { claim: ClaimedDelivery; kind: 'send'; url: string; body: string; secrets: string[] }
+  | {
+      claim: ClaimedDelivery;
+      kind: 'send';
+      url: string;
+      body: string;
+      secrets: string[];
+      /** The endpoint had a failing streak when claimed: a success must clear it. */
+      endpointFailing: boolean;
+    }
   | { claim: ClaimedDelivery; kind: 'cancel'; reason: DeliveryFailureReason };
 
 export async function claimReady(
@@ -225,6 +233,7 @@ export async function claimReady(
         url: endpoint.url,
         body,
         secrets: signingSecrets(deps.secretBox, endpoint, endpointSecretContext(endpoint.id), now),
+        endpointFailing: endpoint.failingSince !== null,
       };
     }
     const record = callbackSecrets.get(callbackSecretKey(claim));
@@ -235,6 +244,7 @@ export async function claimReady(
       url: claim.callbackUrl,
       body,
       secrets: signingSecrets(deps.secretBox, record, callbackSecretContext(claim), now),
+      endpointFailing: false,
     };
   });
 }
@@ -367,7 +377,10 @@ export async function deliver(deps: DeliveryDeps, ready: ReadyDelivery): Promise
     let disabledNow: WebhookEndpoint | undefined;
     if (endpointKey !== undefined) {
       if (classified.outcome === 'succeeded') {
-        await noteEndpointSuccess(tx, endpointKey);
+        // Skipped when the endpoint was healthy at claim time: a healthy endpoint's deliveries
+        // cost no endpoint write. (A streak that started since is cleared by the next success
+        // whose claim sees it.)
+        if (ready.endpointFailing) await noteEndpointSuccess(tx, endpointKey);
       } else {
         await noteEndpointFailure(tx, endpointKey, now);
         disabledNow = classified.gone
