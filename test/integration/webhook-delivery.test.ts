@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { releaseAllDeliveryLeases } from '../../src/modules/webhooks/delivery-repo.ts';
 import { claimReady, deliver, fanOut } from '../../src/modules/webhooks/delivery-service.ts';
 import { createDispatcher } from '../../src/jobs/webhook-dispatcher.ts';
 import { json, quickStart } from '../harness/test-app.ts';
@@ -426,7 +427,7 @@ describe('a stale lease', () => {
 
   it("is recovered when it expires, and the dead worker's late write is fenced off", async () => {
     const deadWorker = w.workerDeps();
-    await w.createEndpoint({ url: w.receiver.url('/lease') });
+    await w.createEndpoint({ url: w.receiver.url('/lease'), enabled_events: ['payment.succeeded'] });
     const eventId = await w.emit('payment.succeeded');
     assert.equal(await fanOut(deadWorker, 10), 1);
 
@@ -450,5 +451,17 @@ describe('a stale lease', () => {
     assert.equal(d?.attempt_count, 1);
     assert.equal(d?.attempts.length, 2, 'both attempts are in the log');
     assert.equal(byPath(w, '/lease').length, 2);
+  });
+
+  it('is released at once when the embedded server restarts (its only possible holder is dead)', async () => {
+    const deadWorker = w.workerDeps();
+    await w.createEndpoint({ url: w.receiver.url('/restart'), enabled_events: ['payment.canceled'] });
+    const eventId = await w.emit('payment.canceled');
+    await fanOut(deadWorker, 10);
+    assert.equal((await claimReady(deadWorker, { limit: 10, perTargetLimit: 4, inFlight: new Map(), scanLimit: 100 })).length, 1);
+    assert.equal((await w.dispatcher.drain()).length, 0, 'leased');
+    assert.equal(await releaseAllDeliveryLeases(w.t.testStore.store, w.clock.now()), 1);
+    assert.equal((await w.dispatcher.drain()).length, 1, 'due again without waiting for the lease');
+    assert.equal((await deliveriesOf(w, eventId))[0]?.status, 'succeeded');
   });
 });

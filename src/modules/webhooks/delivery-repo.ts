@@ -59,6 +59,12 @@ export async function lockQueuedEvents(tx: Queryable, limit: number): Promise<Qu
   );
 }
 
+/** Cheap idle check, outside any transaction: an idle dispatcher then opens none. */
+export async function anyQueuedEvent(q: Queryable): Promise<boolean> {
+  const rows = await q.query('SELECT 1 AS one FROM webhook_fanout_queue LIMIT 1');
+  return rows.length > 0;
+}
+
 export async function dequeueEvents(tx: Queryable, eventIds: readonly string[]): Promise<void> {
   if (eventIds.length === 0) return;
   await tx.query('DELETE FROM webhook_fanout_queue WHERE event_id = ANY($1::text[])', [eventIds]);

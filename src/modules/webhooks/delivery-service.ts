@@ -13,6 +13,7 @@ import { eventBody } from '../events/event-view.ts';
 import { findMerchant } from '../merchants/merchant-repo.ts';
 import { callbackSecretKey, ensureCallbackSecrets } from './callback-secret-service.ts';
 import {
+  anyQueuedEvent,
   callbackUrlsOf,
   cancelPendingDeliveriesOf,
   type ClaimedDelivery,
@@ -141,6 +142,8 @@ const distinctTenants = (items: readonly Tenant[]): Tenant[] => {
  * inserted and the queue rows deleted together. A crash anywhere leaves the events queued.
  */
 export async function fanOut(deps: { store: Store; clock: Clock }, limit: number): Promise<number> {
+  // PGlite is one session: an idle poll must not take the transaction mutex from API requests.
+  if (!(await anyQueuedEvent(deps.store))) return 0;
   return deps.store.transaction(async (tx) => {
     const queued = await lockQueuedEvents(tx, limit);
     if (queued.length === 0) return 0;
