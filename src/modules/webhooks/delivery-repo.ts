@@ -87,7 +87,8 @@ export async function callbackUrlsOf(q: Queryable, keys: readonly (Tenant & { id
 
 export type DeliveryTrigger = 'event' | 'redelivery';
 
-export interface NewDelivery {
+/** One event to one target: an endpoint, or a payment's callback URL. */
+export interface DeliveryTarget {
   id: string;
   eventId: string;
   merchantId: string;
@@ -95,6 +96,9 @@ export interface NewDelivery {
   endpointId: string | null;
   callbackUrl: string | null;
   targetKey: string;
+}
+
+export interface NewDelivery extends DeliveryTarget {
   trigger: DeliveryTrigger;
 }
 
@@ -123,14 +127,7 @@ export async function insertDeliveries(q: Queryable, deliveries: readonly NewDel
   );
 }
 
-export interface ClaimedDelivery {
-  id: string;
-  eventId: string;
-  merchantId: string;
-  environment: Environment;
-  endpointId: string | null;
-  callbackUrl: string | null;
-  targetKey: string;
+export interface ClaimedDelivery extends DeliveryTarget {
   attemptCount: number;
   leaseToken: string;
 }

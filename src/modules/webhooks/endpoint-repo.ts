@@ -49,28 +49,29 @@ export function endpointFromRow(r: EndpointRow): WebhookEndpoint {
   };
 }
 
+/** Every column in table order: the insert writes them all, the update checks the first three and created_at. */
+const rowValues = (e: WebhookEndpoint): unknown[] => [
+  e.id,
+  e.merchantId,
+  e.environment,
+  e.url,
+  e.description,
+  JSON.stringify(e.enabledEvents),
+  e.status,
+  e.disabledReason,
+  e.secretCiphertext,
+  e.previousSecretCiphertext,
+  e.previousSecretExpiresAt,
+  e.failingSince,
+  e.version,
+  e.createdAt,
+  e.updatedAt,
+];
+
 export async function insertEndpoint(q: Queryable, e: WebhookEndpoint): Promise<void> {
   await q.query(
-    `INSERT INTO webhook_endpoints (id, merchant_id, environment, url, description, enabled_events, status, disabled_reason,
-       secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, version, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-    [
-      e.id,
-      e.merchantId,
-      e.environment,
-      e.url,
-      e.description,
-      JSON.stringify(e.enabledEvents),
-      e.status,
-      e.disabledReason,
-      e.secretCiphertext,
-      e.previousSecretCiphertext,
-      e.previousSecretExpiresAt,
-      e.failingSince,
-      e.version,
-      e.createdAt,
-      e.updatedAt,
-    ],
+    `INSERT INTO webhook_endpoints (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+    rowValues(e),
   );
 }
 
@@ -140,26 +141,10 @@ export async function updateEndpoint(q: Queryable, e: WebhookEndpoint, expectedV
   const rows = await q.query(
     `UPDATE webhook_endpoints SET url = $4, description = $5, enabled_events = $6, status = $7, disabled_reason = $8,
        secret_ciphertext = $9, previous_secret_ciphertext = $10, previous_secret_expires_at = $11, failing_since = $12,
-       version = $13, updated_at = $14
-     WHERE id = $1 AND merchant_id = $2 AND environment = $3 AND deleted_at IS NULL AND version = $15
+       version = $13, updated_at = $15
+     WHERE id = $1 AND merchant_id = $2 AND environment = $3 AND created_at = $14 AND deleted_at IS NULL AND version = $16
      RETURNING id`,
-    [
-      e.id,
-      e.merchantId,
-      e.environment,
-      e.url,
-      e.description,
-      JSON.stringify(e.enabledEvents),
-      e.status,
-      e.disabledReason,
-      e.secretCiphertext,
-      e.previousSecretCiphertext,
-      e.previousSecretExpiresAt,
-      e.failingSince,
-      e.version,
-      e.updatedAt,
-      expectedVersion,
-    ],
+    [...rowValues(e), expectedVersion],
   );
   return rows.length === 1;
 }
