@@ -21,7 +21,10 @@ export function webhookJobs(
 ): { dispatcher: Dispatcher; retention: Job; close(): Promise<void> } {
   const http = createOutboundClient({
     allowlist: new Allowlist(config.webhookAllowlist),
-    maxSocketsPerHost: config.webhookConcurrencyPerEndpoint,
+    // Several endpoints (and many merchants' callback URLs) can share one host: the dispatcher
+    // enforces the per-endpoint limit itself, and a tighter pool here would queue sends inside
+    // the agent, where their deadline runs while nothing is sent.
+    maxSocketsPerHost: config.webhookConcurrency,
     maxSockets: config.webhookConcurrency,
   });
   const dispatcher = createDispatcher({
