@@ -54,6 +54,8 @@ ${rows.join('\n')}
 | \`amount_not_positive\` / \`amount_not_a_number\` | zero, negative or not a decimal number |
 | \`unknown_currency\` | not an active ISO 4217 code |
 | \`invalid_url\`, \`unsupported_scheme\`, \`https_required\`, \`credentials_in_url\`, \`port_not_allowed\`, \`private_address\` | callback or webhook URL refused by the outbound-URL rules (docs/webhooks.md) |
+| \`unknown_event_type\` | \`enabled_events\` names a type that does not exist (docs/webhook-events.md) |
+| \`no_callback_url\` | redelivery to the callback URL of an event whose payment has none |
 `;
 }
 
