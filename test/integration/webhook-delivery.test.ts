@@ -321,6 +321,44 @@ describe('status codes and retries', () => {
   });
 });
 
+describe('SSRF at delivery', () => {
+  it('checks the address the name resolves to at every attempt: refused answers are logged as blocked, never connected', async (t) => {
+    // The name passes the save-time rules; what it resolves to at delivery decides.
+    let answer = '169.254.169.254';
+    const asked: string[] = [];
+    const w = await testbed(t, {
+      resolver: async (host) => {
+        asked.push(host);
+        return [{ address: answer, family: 4 }];
+      },
+    });
+    const port = new URL(w.receiver.origin).port;
+    await w.createEndpoint({ url: `http://hooks.shop.example.com:${port}/rebind` });
+    const id = await w.emit('payment.succeeded');
+    await w.dispatcher.drain();
+    const [blocked] = await deliveriesOf(w, id);
+    assert.equal(blocked?.status, 'pending');
+    assert.equal(blocked?.attempts[0]?.outcome, 'blocked');
+    assert.match(String(blocked?.attempts[0]?.error), /link-local/);
+    assert.equal(w.receiver.requests.length, 0);
+    assert.deepEqual(asked, ['hooks.shop.example.com']);
+
+    for (const [address, expected] of [
+      ['10.0.0.7', 'blocked'],
+      ['::ffff:127.0.0.2', 'blocked'],
+      ['127.0.0.1', 'succeeded'], // allow-listed (WEBHOOK_ALLOWLIST=127.0.0.1): the loopback receiver
+    ] as const) {
+      answer = address;
+      w.clock.advance(30 * 60_000);
+      await w.dispatcher.drain();
+      const [d] = await deliveriesOf(w, id);
+      assert.equal(d?.attempts.at(-1)?.outcome, expected, address);
+    }
+    assert.equal(w.receiver.requests.length, 1, 'only the allowed address was ever connected to');
+    assert.equal(w.receiver.requests[0]?.headers.host, `hooks.shop.example.com:${port}`);
+  });
+});
+
 describe('secret rotation', () => {
   it('signs with the old and the new secret during the overlap, then with the new one only', async (t) => {
     const w = await testbed(t);
