@@ -17,10 +17,12 @@ import { registerPayPage } from './http/routes/pay/get-pay-page.route.ts';
 import { registerPayStatus } from './http/routes/pay/get-pay-status.route.ts';
 import { type Readiness, registerHealth } from './http/routes/ops/health.route.ts';
 import { registerReference } from './http/routes/ops/reference.route.ts';
+import { addWebhookSchemas, registerWebhookRoutes } from './http/routes/register-webhook-routes.ts';
 import { ErrorBodySchema } from './http/schemas/error.schema.ts';
 import { PaymentSchema } from './http/schemas/payment.schema.ts';
 import { PaymentListSchema } from './http/schemas/payment-list.schema.ts';
 import { PaymentMethodListSchema, PaymentMethodSchema } from './http/schemas/payment-method.schema.ts';
+import { openapiWebhooks } from './http/schemas/webhook.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Clock } from './lib/clock.ts';
 import { ApiError } from './lib/error-catalogue.ts';
@@ -28,9 +30,11 @@ import type { Failpoints } from './lib/failpoints.ts';
 import { newId } from './lib/ids.ts';
 import type { Logger } from './lib/logger.ts';
 import { Allowlist } from './lib/net/address-policy.ts';
+import { createSecretBox } from './lib/secret-box.ts';
 import type { Authenticator } from './modules/merchants/authenticator.ts';
 import type { RateLimiter } from './modules/rate-limits/rate-limiter.ts';
 import { CURRENT_API_VERSION } from './modules/merchants/merchant-service.ts';
+import { SECRET_BOX_PURPOSE } from './modules/webhooks/webhook-secrets.ts';
 
 export interface AppDeps {
   store: Store;
@@ -41,6 +45,8 @@ export interface AppDeps {
   log: Logger;
   readiness: Readiness;
   publicBaseUrl: string;
+  /** Deployment secret (TRIBUTARY_SECRET): seals webhook signing secrets at rest. */
+  secret: string;
   webhookAllowlist: readonly string[];
   bodyLimitBytes: number;
   idempotencyLeaseMs: number;
@@ -109,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(PaymentListSchema);
   app.addSchema(PaymentMethodSchema);
   app.addSchema(PaymentMethodListSchema);
+  addWebhookSchemas(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -125,16 +132,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       security: [{ bearerAuth: [] }],
     },
+    // OpenAPI 3.1 `webhooks`: one entry per event type, generated from the event catalogue.
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      const doc = documentObject.openapiObject;
+      return { ...doc, webhooks: openapiWebhooks((doc.components?.schemas ?? {}) as Record<string, unknown>) } as typeof doc;
+    },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json['$id'] === 'string' ? json['$id'] : `def-${i}`),
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
+  const allowlist = new Allowlist(deps.webhookAllowlist);
   const routeDeps: RouteDeps = {
     store: deps.store,
     clock: deps.clock,
-    allowlist: new Allowlist(deps.webhookAllowlist),
+    allowlist,
     publicBaseUrl: deps.publicBaseUrl,
     createPayment: {
       store: deps.store,
@@ -148,6 +162,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       connectorTimeoutMs: deps.connectorTimeoutMs,
     },
     connectors: deps.connectors,
+    webhooks: {
+      store: deps.store,
+      clock: deps.clock,
+      secretBox: createSecretBox(deps.secret, SECRET_BOX_PURPOSE),
+      allowlist,
+    },
   };
   registerHealth(app, { store: deps.store, readiness: deps.readiness });
   registerReference(app);
@@ -157,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerListPaymentMethods(app, routeDeps);
   registerPayPage(app, routeDeps);
   registerPayStatus(app, routeDeps);
+  registerWebhookRoutes(app, routeDeps);
   await app.ready();
   return app;
 }

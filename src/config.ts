@@ -31,6 +31,15 @@ export interface Config {
   /** Fault injection for crash tests (see src/lib/failpoints.ts); empty in normal runs. */
   failpoints: string;
   runJobs: boolean;
+  /** Webhook dispatcher (docs/webhooks.md, "Operating the dispatcher"). */
+  webhookTimeoutMs: number;
+  webhookConnectTimeoutMs: number;
+  webhookLeaseMs: number;
+  webhookConcurrency: number;
+  webhookConcurrencyPerEndpoint: number;
+  webhookPollMs: number;
+  eventRetentionDays: number;
+  webhookDeliveryRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -89,5 +98,28 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     failpoints: env['TRIBUTARY_FAILPOINTS'] ?? '',
     runJobs: (env['RUN_JOBS'] ?? 'true') !== 'false',
+    ...webhookConfig(env),
+  };
+}
+
+function webhookConfig(env: Env) {
+  const webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000);
+  const webhookConnectTimeoutMs = int(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 5_000, 50, 30_000);
+  const webhookLeaseMs = int(env, 'WEBHOOK_LEASE_MS', 60_000, 1_000, 3_600_000);
+  // A lease shorter than a send would let a second worker send the same delivery while the first
+  // is still waiting for the answer.
+  if (webhookLeaseMs <= webhookTimeoutMs + webhookConnectTimeoutMs) {
+    throw new ConfigError('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS + WEBHOOK_CONNECT_TIMEOUT_MS');
+  }
+  return {
+    webhookTimeoutMs,
+    webhookConnectTimeoutMs,
+    webhookLeaseMs,
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1_000),
+    webhookConcurrencyPerEndpoint: int(env, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT', 4, 1, 100),
+    webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 250, 10, 60_000),
+    // At least a week: an event must outlive its ~3-day retry schedule.
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 90, 7, 3_650),
+    webhookDeliveryRetentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3_650),
   };
 }

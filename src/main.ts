@@ -5,6 +5,7 @@ import { MigrationError } from './db/migrate.ts';
 import { creationCompleterJob } from './jobs/creation-completer.ts';
 import { startJobs } from './jobs/job-runner.ts';
 import { idempotencyRetentionJob } from './jobs/retention.ts';
+import { webhookJobs } from './jobs/webhook-jobs.ts';
 import { systemClock } from './lib/clock.ts';
 import { parseFailpoints } from './lib/failpoints.ts';
 import { createLogger } from './lib/logger.ts';
@@ -14,6 +15,7 @@ import { createMerchantService } from './modules/merchants/merchant-service.ts';
 import { releaseAllLeases } from './modules/idempotency/idempotency-repo.ts';
 import { createMemoryRateLimiter, type RateLimiter } from './modules/rate-limits/rate-limiter.ts';
 import { createRedisRateLimiter } from './modules/rate-limits/redis-rate-limiter.ts';
+import { releaseAllDeliveryLeases } from './modules/webhooks/delivery-repo.ts';
 import { openRuntime } from './runtime.ts';
 
 /** Reads config, opens the store, builds the app, listens, runs the jobs. Nothing else. */
@@ -28,6 +30,9 @@ async function main(config: Config): Promise<void> {
     // Only this process can hold leases on the embedded store: any left are a dead predecessor's.
     const released = await releaseAllLeases(store, clock.now());
     if (released > 0) log.info({ released }, 'released idempotency leases of the previous process');
+    // Same for webhook deliveries: whatever the previous process had in flight is due again now.
+    const deliveries = await releaseAllDeliveryLeases(store, clock.now());
+    if (deliveries > 0) log.info({ deliveries }, 'released webhook delivery leases of the previous process');
   }
 
   const readiness = { shuttingDown: false };
@@ -53,6 +58,7 @@ async function main(config: Config): Promise<void> {
     log,
     readiness,
     publicBaseUrl,
+    secret,
     webhookAllowlist: config.webhookAllowlist,
     bodyLimitBytes: config.bodyLimitBytes,
     idempotencyLeaseMs: config.idempotencyLeaseMs,
@@ -97,15 +103,20 @@ async function main(config: Config): Promise<void> {
     idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
     connectorTimeoutMs: config.connectorTimeoutMs,
   };
+  // The dispatcher runs in every server process with RUN_JOBS (the embedded default); on
+  // PostgreSQL, dedicated `npx tributary worker`s may run beside or instead of it.
+  const webhooks = config.runJobs ? webhookJobs(config, { store, secret, clock, log }) : undefined;
   const jobs = config.runJobs
     ? startJobs(
         [
           creationCompleterJob({ ...createDeps, abandonAfterMs: config.creationAbandonMs }),
           idempotencyRetentionJob({ store, clock }),
+          ...(webhooks === undefined ? [] : [webhooks.retention]),
         ],
         log,
       )
     : { stop: async () => undefined };
+  webhooks?.dispatcher.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -120,6 +131,7 @@ async function main(config: Config): Promise<void> {
     deadline.unref();
     try {
       await app.close();
+      await webhooks?.close();
       await jobs.stop();
       await rateLimiter?.close();
       await runtime.close();

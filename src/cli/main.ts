@@ -8,6 +8,7 @@ import { createLogger } from '../lib/logger.ts';
 import { listMerchants } from '../modules/merchants/merchant-repo.ts';
 import { createMerchantService } from '../modules/merchants/merchant-service.ts';
 import { openRuntime, type Runtime } from '../runtime.ts';
+import { runWorker } from './worker.ts';
 
 /**
  * `npx tributary …`: the operator's tool. It opens the same store the server uses (on the
@@ -22,6 +23,7 @@ const USAGE = `Usage: tributary <command> [options]
   keys revoke KEY_ID [--json]
   keys roll KEY_ID [--overlap-hours N] [--json]  new key now, old one expires after N hours (default 24)
   migrate                                        apply pending migrations and exit
+  worker                                         dispatch webhooks until SIGTERM (any number, on PostgreSQL)
 
 Configuration comes from the environment (DATA_DIR, DATABASE_URL, TRIBUTARY_SECRET); see README.`;
 
@@ -57,7 +59,7 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
-  const log = createLogger(process.env['LOG_LEVEL'] ?? 'warn');
+  const log = createLogger(process.env['LOG_LEVEL'] ?? (group === 'worker' ? 'info' : 'warn'));
   const runtime: Runtime = await openRuntime(config, 'cli', log);
   try {
     const merchants = createMerchantService({ store: runtime.store, clock: systemClock, secret: runtime.secret });
@@ -66,6 +68,9 @@ async function run(argv: string[]): Promise<void> {
     switch (command) {
       case 'migrate':
         print(json, { ok: true }, 'migrations are up to date');
+        return;
+      case 'worker':
+        await runWorker(config, runtime, log);
         return;
       case 'merchants create': {
         const name = values.name?.trim();

@@ -3,6 +3,7 @@ import type { Store } from '../db/store.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Allowlist } from '../lib/net/address-policy.ts';
 import type { CreatePaymentDeps } from '../modules/payments/create-payment.ts';
+import type { WebhookDeps } from '../modules/webhooks/endpoint-service.ts';
 
 /** What route handlers may use. Routes translate HTTP ↔ module calls and nothing more. */
 export interface RouteDeps {
@@ -13,4 +14,5 @@ export interface RouteDeps {
   createPayment: CreatePaymentDeps;
   /** Read-only use by routes (GET /payment_method); calls to providers go through the modules. */
   connectors: ConnectorRegistry;
+  webhooks: WebhookDeps;
 }

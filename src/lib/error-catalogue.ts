@@ -38,6 +38,10 @@ export const ERROR_CATALOGUE = {
     status: 409,
     description: 'The payment is not in a state that allows this operation (for example canceling a paid payment).',
   },
+  webhook_endpoint_disabled: {
+    status: 409,
+    description: 'The webhook endpoint is disabled; enable it (`POST /webhook_endpoint/{id}/update`) before redelivering to it.',
+  },
   payload_too_large: { status: 413, description: 'The body is larger than the limit (64 KiB).' },
   unsupported_media_type: { status: 415, description: 'The body must be sent as `application/json`.' },
   idempotency_key_reused: {
@@ -59,6 +63,10 @@ export const ERROR_CATALOGUE = {
   operation_not_supported: {
     status: 422,
     description: "The payment's channel or connector does not support this operation.",
+  },
+  webhook_endpoint_limit_reached: {
+    status: 422,
+    description: 'This merchant already has the maximum number of webhook endpoints in this environment (20); delete one first.',
   },
   rate_limited: { status: 429, description: 'Too many requests. Retry after `Retry-After` seconds.' },
   internal_error: {

@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   refund: 'ref',
   webhookEndpoint: 'we',
   delivery: 'dlv',
+  deliveryAttempt: 'dla',
   settlement: 'stl',
   reconciliation: 'rec',
   request: 'req',

@@ -77,6 +77,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     log,
     readiness,
     publicBaseUrl: PUBLIC_BASE_URL,
+    secret: TEST_SECRET,
     webhookAllowlist: options.webhookAllowlist ?? [],
     bodyLimitBytes: 64 * 1024,
     idempotencyTtlHours: 24,

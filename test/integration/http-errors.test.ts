@@ -164,6 +164,7 @@ describe('database outage', () => {
       readiness: { shuttingDown: false },
       publicBaseUrl: 'http://127.0.0.1:8080',
       webhookAllowlist: [],
+      secret: TEST_SECRET,
       bodyLimitBytes: 65536,
       idempotencyLeaseMs: 60_000,
       idempotencyTtlHours: 24,

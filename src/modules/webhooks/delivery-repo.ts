@@ -1,0 +1,450 @@
+import type { Environment } from '../../connectors/core/connector.ts';
+import type { Queryable } from '../../db/store.ts';
+import type { StoredEvent } from '../events/event-view.ts';
+import type { Tenant } from './endpoint-repo.ts';
+import type { AttemptOutcome } from './retry-policy.ts';
+import type { DeliveryFailureReason, DeliveryStatus } from './webhook-types.ts';
+
+/**
+ * Data access for the outbox: the fan-out queue, deliveries and their attempts. The concurrency
+ * rules (who may claim what, and how a dead worker's work comes back) live in the SQL here and
+ * are explained next to each statement.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Fan-out
+
+export interface QueuedEvent {
+  eventId: string;
+  /** Undefined when the event row is gone (cannot happen while retention skips queued events). */
+  event?: Tenant & { type: string; objectType: string; objectId: string; relatedPaymentId: string | null };
+}
+
+/**
+ * Takes up to `limit` queued events, locking their queue rows so that concurrent dispatchers take
+ * disjoint batches (SKIP LOCKED: nobody waits). Must run inside the transaction that creates the
+ * deliveries and then deletes the queue rows, so a crash in between leaves the events queued.
+ */
+export async function lockQueuedEvents(tx: Queryable, limit: number): Promise<QueuedEvent[]> {
+  const rows = await tx.query<{
+    event_id: string;
+    merchant_id: string | null;
+    environment: Environment | null;
+    type: string | null;
+    object_type: string | null;
+    object_id: string | null;
+    related_payment_id: string | null;
+  }>(
+    `SELECT q.event_id, e.merchant_id, e.environment, e.type, e.object_type, e.object_id,
+            e.payload -> 'data' -> 'object' ->> 'payment_id' AS related_payment_id
+     FROM webhook_fanout_queue q LEFT JOIN events e ON e.id = q.event_id
+     ORDER BY q.event_id LIMIT $1
+     FOR UPDATE OF q SKIP LOCKED`,
+    [limit],
+  );
+  return rows.map((r) =>
+    r.merchant_id === null || r.environment === null
+      ? { eventId: r.event_id }
+      : {
+          eventId: r.event_id,
+          event: {
+            merchantId: r.merchant_id,
+            environment: r.environment,
+            type: r.type ?? '',
+            objectType: r.object_type ?? '',
+            objectId: r.object_id ?? '',
+            relatedPaymentId: r.related_payment_id,
+          },
+        },
+  );
+}
+
+/** Cheap idle check, outside any transaction: an idle dispatcher then opens none. */
+export async function anyQueuedEvent(q: Queryable): Promise<boolean> {
+  const rows = await q.query('SELECT 1 AS one FROM webhook_fanout_queue LIMIT 1');
+  return rows.length > 0;
+}
+
+export async function dequeueEvents(tx: Queryable, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await tx.query('DELETE FROM webhook_fanout_queue WHERE event_id = ANY($1::text[])', [eventIds]);
+}
+
+/** The callback_url of payments, each checked against its tenant. */
+export async function callbackUrlsOf(q: Queryable, keys: readonly (Tenant & { id: string })[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await q.query<{ id: string; callback_url: string }>(
+    `SELECT id, callback_url FROM payments
+     WHERE (id, merchant_id, environment) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))
+       AND callback_url IS NOT NULL`,
+    [keys.map((k) => k.id), keys.map((k) => k.merchantId), keys.map((k) => k.environment)],
+  );
+  return new Map(rows.map((r) => [r.id, r.callback_url]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deliveries
+
+export type DeliveryTrigger = 'event' | 'redelivery';
+
+/** One event to one target: an endpoint, or a payment's callback URL. */
+export interface DeliveryTarget {
+  id: string;
+  eventId: string;
+  merchantId: string;
+  environment: Environment;
+  endpointId: string | null;
+  callbackUrl: string | null;
+  targetKey: string;
+}
+
+export interface NewDelivery extends DeliveryTarget {
+  trigger: DeliveryTrigger;
+}
+
+/** One statement for a whole batch (arrays unnested), due at `now`. */
+export async function insertDeliveries(q: Queryable, deliveries: readonly NewDelivery[], now: Date): Promise<void> {
+  if (deliveries.length === 0) return;
+  const col = <K extends keyof NewDelivery>(k: K) => deliveries.map((d) => d[k]);
+  await q.query(
+    `INSERT INTO webhook_deliveries (id, event_id, merchant_id, environment, endpoint_id, callback_url, target_key, trigger,
+       status, next_attempt_at, created_at, updated_at)
+     SELECT t.id, t.event_id, t.merchant_id, t.environment, t.endpoint_id, t.callback_url, t.target_key, t.trigger,
+       'pending', $9, $9, $9
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+       AS t(id, event_id, merchant_id, environment, endpoint_id, callback_url, target_key, trigger)`,
+    [
+      col('id'),
+      col('eventId'),
+      col('merchantId'),
+      col('environment'),
+      col('endpointId'),
+      col('callbackUrl'),
+      col('targetKey'),
+      col('trigger'),
+      now,
+    ],
+  );
+}
+
+export interface ClaimedDelivery extends DeliveryTarget {
+  attemptCount: number;
+  leaseToken: string;
+}
+
+export interface ClaimRequest {
+  now: Date;
+  /** The lease: a claimed delivery becomes due again at this time unless its attempt is recorded. */
+  leaseUntil: Date;
+  leaseToken: string;
+  limit: number;
+  /** Most deliveries of one target this worker may have in flight. */
+  perTargetLimit: number;
+  /** Deliveries this worker already has in flight, per target. */
+  inFlight: ReadonlyMap<string, number>;
+  /** How many due rows to look at (oldest first) when choosing. */
+  scanLimit: number;
+}
+
+/**
+ * Claims due deliveries for this worker.
+ *
+ * - `FOR UPDATE … SKIP LOCKED`: concurrent workers never wait on each other nor claim the same
+ *   row; a row another worker is claiming right now is skipped.
+ * - The claim *is* the lease: `next_attempt_at` moves to `leaseUntil`, so the row is not due for
+ *   anyone else until then. A worker that dies after claiming simply lets its leases expire and
+ *   the rows come back (at-least-once; the in-flight batch may be sent twice). The token fences
+ *   the later write: only the lease holder records the outcome.
+ * - The final `next_attempt_at <= now` re-checks the row after locking: another worker may have
+ *   claimed it between our snapshot and our lock.
+ * - Per-target limit: the window ranks due rows per target and skips those beyond what this
+ *   worker may still start for that target, so one slow receiver cannot take every slot; targets
+ *   already at their limit are left out of the scan entirely, so their backlog does not fill it.
+ */
+export async function claimDueDeliveries(q: Queryable, c: ClaimRequest): Promise<ClaimedDelivery[]> {
+  const saturated = [...c.inFlight].filter(([, n]) => n >= c.perTargetLimit).map(([k]) => k);
+  const busy = [...c.inFlight].filter(([, n]) => n > 0 && n < c.perTargetLimit);
+  const rows = await q.query<{
+    id: string;
+    event_id: string;
+    merchant_id: string;
+    environment: Environment;
+    endpoint_id: string | null;
+    callback_url: string | null;
+    target_key: string;
+    attempt_count: number;
+  }>(
+    `WITH due AS (
+       SELECT id, target_key, next_attempt_at FROM webhook_deliveries
+       WHERE status = 'pending' AND next_attempt_at <= $1 AND NOT (target_key = ANY($2::text[]))
+       ORDER BY next_attempt_at LIMIT $3
+     ), ranked AS (
+       SELECT due.id, due.next_attempt_at,
+              row_number() OVER (PARTITION BY due.target_key ORDER BY due.next_attempt_at, due.id) + coalesce(busy.n, 0) AS slot
+       FROM due LEFT JOIN unnest($4::text[], $5::int[]) AS busy(target_key, n) ON busy.target_key = due.target_key
+     ), picked AS (
+       SELECT d.id FROM webhook_deliveries d JOIN ranked r ON r.id = d.id
+       WHERE r.slot <= $6
+       ORDER BY r.next_attempt_at LIMIT $7
+       FOR UPDATE OF d SKIP LOCKED
+     )
+     UPDATE webhook_deliveries d SET next_attempt_at = $8, lease_token = $9, updated_at = $1
+     FROM picked
+     WHERE d.id = picked.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+     RETURNING d.id, d.event_id, d.merchant_id, d.environment, d.endpoint_id, d.callback_url, d.target_key, d.attempt_count`,
+    [
+      c.now,
+      saturated,
+      c.scanLimit,
+      busy.map(([k]) => k),
+      busy.map(([, n]) => n),
+      c.perTargetLimit,
+      c.limit,
+      c.leaseUntil,
+      c.leaseToken,
+    ],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    merchantId: r.merchant_id,
+    environment: r.environment,
+    endpointId: r.endpoint_id,
+    callbackUrl: r.callback_url,
+    targetKey: r.target_key,
+    attemptCount: r.attempt_count,
+    leaseToken: c.leaseToken,
+  }));
+}
+
+/** Event payloads for a claimed batch, each checked against its tenant. */
+export async function eventPayloadsOf(
+  q: Queryable,
+  keys: readonly (Tenant & { id: string })[],
+): Promise<Map<string, StoredEvent>> {
+  if (keys.length === 0) return new Map();
+  const rows = await q.query<{ id: string; payload: StoredEvent }>(
+    `SELECT id, payload FROM events
+     WHERE (id, merchant_id, environment) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`,
+    [keys.map((k) => k.id), keys.map((k) => k.merchantId), keys.map((k) => k.environment)],
+  );
+  return new Map(rows.map((r) => [r.id, r.payload]));
+}
+
+export interface AttemptRecord {
+  id: string;
+  deliveryId: string;
+  attemptNumber: number;
+  url: string;
+  outcome: AttemptOutcome;
+  statusCode: number | null;
+  durationMs: number;
+  responseBody: string | null;
+  error: string | null;
+  attemptedAt: Date;
+}
+
+export async function insertAttempt(q: Queryable, a: AttemptRecord): Promise<void> {
+  await q.query(
+    `INSERT INTO webhook_attempts (id, delivery_id, attempt_number, url, outcome, status_code, duration_ms, response_body, error, attempted_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [a.id, a.deliveryId, a.attemptNumber, a.url, a.outcome, a.statusCode, a.durationMs, a.responseBody, a.error, a.attemptedAt],
+  );
+}
+
+export type DeliveryOutcome =
+  | { status: 'succeeded' }
+  | { status: 'pending'; nextAttemptAt: Date }
+  | { status: 'failed' | 'canceled'; reason: DeliveryFailureReason };
+
+/**
+ * Records what happened to a claimed delivery, fenced by the lease token: if the lease expired
+ * and another worker claimed the row meanwhile, this writes nothing and returns false (the other
+ * worker owns the row now; its own attempt decides).
+ */
+export async function settleDelivery(
+  q: Queryable,
+  d: { id: string; leaseToken: string },
+  outcome: DeliveryOutcome,
+  r: { now: Date; attempted: boolean; statusCode: number | null },
+): Promise<boolean> {
+  const next = outcome.status === 'pending' ? outcome.nextAttemptAt : null;
+  const reason = outcome.status === 'failed' || outcome.status === 'canceled' ? outcome.reason : null;
+  const rows = await q.query(
+    `UPDATE webhook_deliveries SET status = $3, failure_reason = $4, next_attempt_at = $5, lease_token = NULL,
+       attempt_count = attempt_count + $6, last_attempt_at = CASE WHEN $6 = 1 THEN $7 ELSE last_attempt_at END,
+       last_status_code = CASE WHEN $6 = 1 THEN $8 ELSE last_status_code END,
+       completed_at = CASE WHEN $3 = 'pending' THEN NULL ELSE $7::timestamptz END, updated_at = $7
+     WHERE id = $1 AND lease_token = $2 AND status = 'pending'
+     RETURNING id`,
+    [d.id, d.leaseToken, outcome.status, reason, next, r.attempted ? 1 : 0, r.now, r.statusCode],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Cancels the queued deliveries of an endpoint (it was disabled or deleted). Deliveries a worker
+ * holds right now are left to it: it records its attempt, and if that schedules a retry, the
+ * next claim cancels it (the endpoint is no longer enabled then).
+ */
+export async function cancelPendingDeliveriesOf(
+  q: Queryable,
+  t: Tenant & { endpointId: string },
+  reason: 'endpoint_disabled' | 'endpoint_deleted',
+  now: Date,
+): Promise<number> {
+  const rows = await q.query(
+    `UPDATE webhook_deliveries SET status = 'canceled', failure_reason = $4, next_attempt_at = NULL, lease_token = NULL,
+       completed_at = $5, updated_at = $5
+     WHERE endpoint_id = $1 AND merchant_id = $2 AND environment = $3 AND status = 'pending' AND lease_token IS NULL
+     RETURNING id`,
+    [t.endpointId, t.merchantId, t.environment, reason, now],
+  );
+  return rows.length;
+}
+
+/**
+ * Embedded store only, at start: this process is the only one that can hold leases, so every
+ * lease still held belongs to its dead predecessor and the delivery is due at once.
+ */
+export async function releaseAllDeliveryLeases(q: Queryable, now: Date): Promise<number> {
+  const rows = await q.query(
+    `UPDATE webhook_deliveries SET next_attempt_at = $1, lease_token = NULL, updated_at = $1
+     WHERE status = 'pending' AND lease_token IS NOT NULL RETURNING id`,
+    [now],
+  );
+  return rows.length;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The delivery log
+
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  endpointId: string | null;
+  callbackUrl: string | null;
+  trigger: DeliveryTrigger;
+  status: DeliveryStatus;
+  failureReason: DeliveryFailureReason | null;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  createdAt: Date;
+  completedAt: Date | null;
+  attempts: AttemptRecord[];
+}
+
+export async function listDeliveriesOfEvent(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  eventId: string,
+  limit: number,
+): Promise<DeliveryRecord[]> {
+  const rows = await q.query<{
+    id: string;
+    event_id: string;
+    endpoint_id: string | null;
+    callback_url: string | null;
+    trigger: DeliveryTrigger;
+    status: DeliveryStatus;
+    failure_reason: DeliveryFailureReason | null;
+    attempt_count: number;
+    next_attempt_at: Date | null;
+    last_attempt_at: Date | null;
+    last_status_code: number | null;
+    created_at: Date;
+    completed_at: Date | null;
+  }>(
+    `SELECT id, event_id, endpoint_id, callback_url, trigger, status, failure_reason, attempt_count, next_attempt_at,
+            last_attempt_at, last_status_code, created_at, completed_at
+     FROM webhook_deliveries WHERE event_id = $1 AND merchant_id = $2 AND environment = $3
+     ORDER BY created_at, id LIMIT $4`,
+    [eventId, merchantId, environment, limit],
+  );
+  const attempts = await q.query<{
+    id: string;
+    delivery_id: string;
+    attempt_number: number;
+    url: string;
+    outcome: AttemptOutcome;
+    status_code: number | null;
+    duration_ms: number;
+    response_body: string | null;
+    error: string | null;
+    attempted_at: Date;
+  }>(
+    `SELECT id, delivery_id, attempt_number, url, outcome, status_code, duration_ms, response_body, error, attempted_at
+     FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY attempted_at, attempt_number, id`,
+    [rows.map((r) => r.id)],
+  );
+  const byDelivery = new Map<string, AttemptRecord[]>();
+  for (const a of attempts) {
+    const list = byDelivery.get(a.delivery_id) ?? [];
+    list.push({
+      id: a.id,
+      deliveryId: a.delivery_id,
+      attemptNumber: a.attempt_number,
+      url: a.url,
+      outcome: a.outcome,
+      statusCode: a.status_code,
+      durationMs: a.duration_ms,
+      responseBody: a.response_body,
+      error: a.error,
+      attemptedAt: a.attempted_at,
+    });
+    byDelivery.set(a.delivery_id, list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    endpointId: r.endpoint_id,
+    callbackUrl: r.callback_url,
+    trigger: r.trigger,
+    status: r.status,
+    failureReason: r.failure_reason,
+    attemptCount: r.attempt_count,
+    nextAttemptAt: r.next_attempt_at,
+    lastAttemptAt: r.last_attempt_at,
+    lastStatusCode: r.last_status_code,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+    attempts: byDelivery.get(r.id) ?? [],
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retention
+
+/** Deletes succeeded deliveries (and, by cascade, their attempts) completed before `before`. */
+export async function deleteSucceededDeliveries(q: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM webhook_deliveries WHERE id IN (
+       SELECT id FROM webhook_deliveries WHERE status = 'succeeded' AND completed_at < $1 LIMIT $2)
+     RETURNING id`,
+    [before, limit],
+  );
+  return rows.length;
+}
+
+/**
+ * Deletes events created before `before` (`idBefore` is the smallest event id of that instant:
+ * ids are time-ordered, so the primary key finds them without an index on created_at, which
+ * would cost every insert on the hot path). An event still queued for fan-out or with a pending
+ * delivery is kept; its remaining deliveries and attempts go with it.
+ */
+export async function deleteOldEvents(q: Queryable, before: Date, idBefore: string, limit: number): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM events WHERE id IN (
+       SELECT e.id FROM events e
+       WHERE e.id < $2 AND e.created_at < $1
+         AND NOT EXISTS (SELECT 1 FROM webhook_fanout_queue f WHERE f.event_id = e.id)
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+       ORDER BY e.id LIMIT $3)
+     RETURNING id`,
+    [before, idBefore, limit],
+  );
+  return rows.length;
+}
