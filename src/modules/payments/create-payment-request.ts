@@ -24,6 +24,12 @@ const AMOUNT_MESSAGES: Record<string, string> = {
   amount_too_large: 'amount is above the maximum this service accepts',
 };
 
+const nulIssue = (field: string): FieldIssue => ({
+  field,
+  issue: 'invalid_character',
+  message: `${field} must not contain the NUL character (U+0000)`,
+});
+
 /**
  * The domain rules of a create request that a JSON schema cannot express: exact money against
  * the currency's minor unit (from the number's source text), the ISO 4217 table, URL safety.
@@ -68,6 +74,13 @@ export function normalizeCreatePayment(
     } else {
       issues.push({ field: 'amount', issue: parsed.issue, message: AMOUNT_MESSAGES[parsed.issue] ?? 'invalid amount' });
     }
+  }
+
+  // PostgreSQL text and jsonb cannot hold U+0000: refuse it here as a field problem rather than
+  // let the INSERT fail with a 500 (found by the fuzz scenario of the reliability suite).
+  if (body.description?.includes('\u0000') === true) issues.push(nulIssue('description'));
+  for (const [key, value] of Object.entries(body.metadata ?? {})) {
+    if (value.includes('\u0000')) issues.push(nulIssue(`metadata.${key}`));
   }
 
   let callbackUrl: string | null = null;
