@@ -77,6 +77,21 @@ export function mixedRequests(apiKey: string, runId: string, sample: readonly Cr
     auth(apiKey),
     sample.map((s) => s.id),
   )[0] as LoadRequest;
+  return mix(gets, creates);
+}
+
+/** The same 80/20 mix against the ceiling routes. */
+export function mixedCeilingRequests(paymentIds: readonly string[]): LoadRequest[] {
+  const gets = getRequests({}, paymentIds, '/ceiling/payment/')[0] as LoadRequest;
+  const creates: LoadRequest = {
+    method: 'POST',
+    path: '/ceiling/create',
+    setupRequest: (request) => ({ ...request, method: 'POST', path: '/ceiling/create', headers: {}, body: '' }),
+  };
+  return mix(gets, creates);
+}
+
+function mix(gets: LoadRequest, creates: LoadRequest): LoadRequest[] {
   return [
     {
       method: 'GET',

@@ -27,6 +27,7 @@ import { type CreateWritesContext, sampleInstructions, type WrittenCreate, write
  *     GET  /ceiling/payment/:id   one primary-key select + the payment view (the GET ceiling)
  *     POST /ceiling/replay        JSON body parse + one primary-key select of the idempotency key
  *                                 + the stored bytes (the replay ceiling)
+ *     POST /ceiling/create        the create writes behind a bare route (with GET: the mixed ceiling)
  * The Fastify instance uses the same version and the options of src/app.ts that matter per request
  * (logger at the server's level with request logging off, request ids, body limit, the same JSON
  * body parser, JSON.stringify serialiser).
@@ -104,6 +105,10 @@ async function serve(): Promise<string> {
     const payment = await findPayment(store, principal.merchantId, principal.environment, request.params.id);
     if (payment === undefined) return reply.code(404).send({ code: 'resource_not_found' });
     return paymentView(payment, ctx.publicBaseUrl);
+  });
+  app.post('/ceiling/create', async (_request, reply) => {
+    const w = await writeOneCreate(ctx, (seq += 1));
+    return sendRawJson(reply, 201, w.body);
   });
   app.post('/ceiling/replay', async (request, reply) => {
     const key = request.headers['idempotency-key'];
