@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { call, quickStartBody } from './harness/api-client.ts';
 import { freshDatabase } from './harness/databases.ts';
 import { knobs } from './harness/knobs.ts';
-import { loadOpenApi, type OpenApi, type Operation, OPS_PATHS } from './harness/openapi.ts';
+import { loadOpenApi, type OpenApi, type Operation, OPS_PATHS, validBody } from './harness/openapi.ts';
 import { createMerchant, type Merchant, newSecret, type ServerProcess, startServer } from './harness/processes.ts';
 
 /**
@@ -56,7 +56,7 @@ function requestArb(ops: readonly Operation[], fields: readonly string[], ids: r
   return fc.record<FuzzRequest>({
     op: fc.integer({ min: 0, max: ops.length - 1 }),
     pathId: fc.oneof(fc.constantFrom(...ids), fc.string({ maxLength: 80 }), fc.constant('pay_00000000000000000000000000')),
-    auth: fc.constantFrom('sandbox', 'sandbox', 'sandbox', 'production', 'none', 'garbage', 'malformed'),
+    auth: fc.constantFrom('sandbox', 'sandbox', 'sandbox', 'sandbox', 'sandbox', 'sandbox', 'production', 'none', 'garbage', 'malformed'),
     garbage: headerText(120),
     contentType: fc.oneof(
       { weight: 8, arbitrary: fc.constant('application/json') },
@@ -79,34 +79,6 @@ function requestArb(ops: readonly Operation[], fields: readonly string[], ids: r
       { weight: 2, arbitrary: fc.record({ kind: fc.constant('raw' as const), text: rawText }) },
     ),
   });
-}
-
-/** A body the route accepts: the published quick-start shape for create; otherwise from the schema. */
-function validBody(op: Operation, unique: string): Record<string, unknown> {
-  if (op.path === '/payment/create') return quickStartBody(unique);
-  return sampleFromSchema(op.requestBodySchema ?? {}, unique) as Record<string, unknown>;
-}
-
-function sampleFromSchema(schema: Record<string, unknown>, unique: string): unknown {
-  const examples = schema['examples'];
-  if (Array.isArray(examples) && examples.length > 0) return examples[0];
-  if (Array.isArray(schema['enum'])) return schema['enum'][0];
-  const type = Array.isArray(schema['type']) ? schema['type'][0] : schema['type'];
-  if (type === 'object') {
-    const out: Record<string, unknown> = {};
-    const props = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
-    for (const name of (schema['required'] ?? []) as string[]) out[name] = sampleFromSchema(props[name] ?? {}, `${unique}-${name}`);
-    return out;
-  }
-  if (type === 'string') {
-    if (schema['format'] === 'email') return 'payer@example.com';
-    if (schema['format'] === 'uri' || schema['format'] === 'url') return 'https://example.com/hook';
-    return unique;
-  }
-  if (type === 'number' || type === 'integer') return 1;
-  if (type === 'boolean') return true;
-  if (type === 'array') return [];
-  return null;
 }
 
 describe('fuzz: malformed and mutated requests on every write route (PostgreSQL)', () => {

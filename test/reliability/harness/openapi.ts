@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { call } from './api-client.ts';
+import { call, quickStartBody } from './api-client.ts';
 
 /**
  * The service's own `/openapi.json` as the oracle: which routes exist (so the fuzz and isolation
@@ -78,3 +78,32 @@ export async function loadOpenApi(baseUrl: string): Promise<OpenApi> {
     },
   };
 }
+
+/** A body the route accepts: the published quick-start shape for create; otherwise from the schema. */
+export function validBody(op: Operation, unique: string): Record<string, unknown> {
+  if (op.path === '/payment/create') return quickStartBody(unique);
+  return sampleFromSchema(op.requestBodySchema ?? {}, unique) as Record<string, unknown>;
+}
+
+function sampleFromSchema(schema: Record<string, unknown>, unique: string): unknown {
+  const examples = schema['examples'];
+  if (Array.isArray(examples) && examples.length > 0) return examples[0];
+  if (Array.isArray(schema['enum'])) return schema['enum'][0];
+  const type = Array.isArray(schema['type']) ? schema['type'][0] : schema['type'];
+  if (type === 'object') {
+    const out: Record<string, unknown> = {};
+    const props = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
+    for (const name of (schema['required'] ?? []) as string[]) out[name] = sampleFromSchema(props[name] ?? {}, `${unique}-${name}`);
+    return out;
+  }
+  if (type === 'string') {
+    if (schema['format'] === 'email') return 'payer@example.com';
+    if (schema['format'] === 'uri' || schema['format'] === 'url') return 'https://example.com/hook';
+    return unique;
+  }
+  if (type === 'number' || type === 'integer') return 1;
+  if (type === 'boolean') return true;
+  if (type === 'array') return [];
+  return null;
+}
+
