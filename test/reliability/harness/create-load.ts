@@ -19,6 +19,8 @@ export class CreateLedger {
   sent = 0;
   /** Responses (not network failures) with their latency, for scenarios that bound it. */
   readonly responses: { at: number; status: number; code: string | undefined; elapsedMs: number; retryAfter: string | null }[] = [];
+  /** Requests that got no answer (refused, reset, timed out), with when they ended. */
+  readonly failures: { at: number; error: string; elapsedMs: number }[] = [];
 
   count(label: string): void {
     this.statuses.set(label, (this.statuses.get(label) ?? 0) + 1);
@@ -44,6 +46,7 @@ export async function createOnce(baseUrl: string, apiKey: string, key: string, l
     timeoutMs,
   });
   if (!res.ok) {
+    ledger.failures.push({ at: Date.now(), error: res.error, elapsedMs: res.elapsedMs });
     ledger.count(`network:${res.error}`);
     return 'retry';
   }
