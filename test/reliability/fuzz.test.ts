@@ -22,32 +22,92 @@ interface FuzzRequest {
   contentType: string;
   idempotencyKey: string | null;
   apiVersion: string | null;
-  body: { kind: 'valid' } | { kind: 'mutated'; field: string; action: 'drop' | 'set'; value: unknown } | { kind: 'json'; value: unknown } | { kind: 'raw'; text: string };
+  body:
+    | { kind: 'valid' }
+    | { kind: 'mutated'; field: string; action: 'drop' | 'set'; value: unknown }
+    | { kind: 'json'; value: unknown }
+    | { kind: 'raw'; text: string };
 }
 
 /** Header-safe text: printable ASCII and Latin-1, as an HTTP client can send it. */
 const headerText = (maxLength: number) =>
   fc
-    .string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength })
+    .string({
+      unit: fc
+        .integer({ min: 0x20, max: 0xff })
+        .filter((c) => c !== 0x7f)
+        .map((c) => String.fromCharCode(c)),
+      maxLength,
+    })
     .map((s) => s.trim());
 
 const special = fc.constantFrom<unknown>(
-  null, '', 0, -0, -1, 1e308, 1e-7, 10.005, 0.1, 150000.001, 2 ** 53 + 1, '150000', true, false, [], {}, [1, 2], { a: { b: {} } },
-  'IDR', 'idr', 'XXX', 'JPY', 'USD', 'auto', 'bank', 'ewallet', 'counter', 'crypto', 'a'.repeat(300), '\u0000', '🙂'.repeat(20),
-  'http://127.0.0.1/cb', 'https://example.com/cb', 'http://169.254.169.254/latest', 'javascript:alert(1)', 'not-an-email', 'a@b',
-  { __proto__: { polluted: true } }, { constructor: { prototype: { polluted: true } } }, 'x'.repeat(70_000),
+  null,
+  '',
+  0,
+  -0,
+  -1,
+  1e308,
+  1e-7,
+  10.005,
+  0.1,
+  150000.001,
+  2 ** 53 + 1,
+  '150000',
+  true,
+  false,
+  [],
+  {},
+  [1, 2],
+  { a: { b: {} } },
+  'IDR',
+  'idr',
+  'XXX',
+  'JPY',
+  'USD',
+  'auto',
+  'bank',
+  'ewallet',
+  'counter',
+  'crypto',
+  'a'.repeat(300),
+  '\u0000',
+  '🙂'.repeat(20),
+  'http://127.0.0.1/cb',
+  'https://example.com/cb',
+  'http://169.254.169.254/latest',
+  'javascript:alert(1)',
+  'not-an-email',
+  'a@b',
+  { __proto__: { polluted: true } },
+  { constructor: { prototype: { polluted: true } } },
+  'x'.repeat(70_000),
 );
 
 const rawText = fc.oneof(
   fc.string({ maxLength: 200 }),
   fc.constantFrom(
-    '', ' ', '{', '}', '[]', 'null', '0', '"x"', '{"amount": }', '{"amount": 1e400, "currency": "IDR", "reference_no": "r"}',
-    '{"amount": -1e400, "currency": "IDR", "reference_no": "r"}', '{"amount": 150000.00000000000000000001, "currency": "IDR", "reference_no": "r"}',
-    '{"amount": 0x10, "currency": "IDR", "reference_no": "r"}', '{"amount": NaN, "currency": "IDR", "reference_no": "r"}',
-    '{"amount": 1, "amount": 2, "currency": "IDR", "reference_no": "r"}', '{"\\u0061mount": 150000, "currency": "IDR", "reference_no": "r"}',
-    '{"__proto__": {"x": 1}, "amount": 150000, "currency": "IDR", "reference_no": "r"}', '\ufeff{"amount": 150000}',
+    '',
+    ' ',
+    '{',
+    '}',
+    '[]',
+    'null',
+    '0',
+    '"x"',
+    '{"amount": }',
+    '{"amount": 1e400, "currency": "IDR", "reference_no": "r"}',
+    '{"amount": -1e400, "currency": "IDR", "reference_no": "r"}',
+    '{"amount": 150000.00000000000000000001, "currency": "IDR", "reference_no": "r"}',
+    '{"amount": 0x10, "currency": "IDR", "reference_no": "r"}',
+    '{"amount": NaN, "currency": "IDR", "reference_no": "r"}',
+    '{"amount": 1, "amount": 2, "currency": "IDR", "reference_no": "r"}',
+    '{"\\u0061mount": 150000, "currency": "IDR", "reference_no": "r"}',
+    '{"__proto__": {"x": 1}, "amount": 150000, "currency": "IDR", "reference_no": "r"}',
+    '\ufeff{"amount": 150000}',
     `{"amount": 150000, "currency": "IDR", "reference_no": "r", "metadata": ${'['.repeat(5_000)}${']'.repeat(5_000)}}`,
-    `${'['.repeat(100_000)}${']'.repeat(100_000)}`, `{"a":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`,
+    `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+    `{"a":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`,
   ),
   fc.jsonValue().map((v) => JSON.stringify(v).slice(0, -1)), // truncated JSON
 );
@@ -56,14 +116,38 @@ function requestArb(ops: readonly Operation[], fields: readonly string[], ids: r
   return fc.record<FuzzRequest>({
     op: fc.integer({ min: 0, max: ops.length - 1 }),
     pathId: fc.oneof(fc.constantFrom(...ids), fc.string({ maxLength: 80 }), fc.constant('pay_00000000000000000000000000')),
-    auth: fc.constantFrom('sandbox', 'sandbox', 'sandbox', 'sandbox', 'sandbox', 'sandbox', 'production', 'none', 'garbage', 'malformed'),
+    auth: fc.constantFrom(
+      'sandbox',
+      'sandbox',
+      'sandbox',
+      'sandbox',
+      'sandbox',
+      'sandbox',
+      'production',
+      'none',
+      'garbage',
+      'malformed',
+    ),
     garbage: headerText(120),
     contentType: fc.oneof(
       { weight: 8, arbitrary: fc.constant('application/json') },
-      { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/problem+json', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'APPLICATION/JSON') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          'text/plain',
+          'application/problem+json',
+          'application/json; charset=latin1',
+          'multipart/form-data; boundary=x',
+          'application/x-www-form-urlencoded',
+          'APPLICATION/JSON',
+        ),
+      },
     ),
     idempotencyKey: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: headerText(300) }),
-    apiVersion: fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.oneof(headerText(30), fc.constant('2026-11-01')) }),
+    apiVersion: fc.oneof(
+      { weight: 8, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: fc.oneof(headerText(30), fc.constant('2026-11-01')) },
+    ),
     body: fc.oneof(
       { weight: 2, arbitrary: fc.constant({ kind: 'valid' as const }) },
       {
@@ -103,15 +187,23 @@ describe('fuzz: malformed and mutated requests on every write route (PostgreSQL)
 
   it(`${knobs.fuzzRuns} generated requests: no 5xx, every answer matches /openapi.json`, async () => {
     const ops = api.operations.filter((o) => o.method !== 'GET' && !OPS_PATHS.test(o.path));
-    assert.ok(ops.some((o) => o.path === '/payment/create'), 'POST /payment/create is in the document');
-    const created = await call(server.url, 'POST', '/payment/create', { key: merchant.sandboxKey, body: quickStartBody(`fz-seed-${Date.now()}`) });
+    assert.ok(
+      ops.some((o) => o.path === '/payment/create'),
+      'POST /payment/create is in the document',
+    );
+    const created = await call(server.url, 'POST', '/payment/create', {
+      key: merchant.sandboxKey,
+      body: quickStartBody(`fz-seed-${Date.now()}`),
+    });
     assert.ok(created.ok && created.status === 201);
     const ids = [created.json<{ id: string }>().id];
     const fields = [
       ...new Set(ops.flatMap((o) => Object.keys((o.requestBodySchema?.['properties'] ?? {}) as Record<string, unknown>))),
     ];
     const seed = knobs.fuzzSeed ?? Math.floor(Math.random() * 2 ** 31);
-    console.log(`# fuzz seed ${seed} (replay: FUZZ_SEED=${seed}); ${knobs.fuzzRuns} requests over ${ops.map((o) => `${o.method} ${o.path}`).join(', ')}`);
+    console.log(
+      `# fuzz seed ${seed} (replay: FUZZ_SEED=${seed}); ${knobs.fuzzRuns} requests over ${ops.map((o) => `${o.method} ${o.path}`).join(', ')}`,
+    );
     const requests = fc.sample(requestArb(ops, fields, ids), { seed, numRuns: knobs.fuzzRuns });
     const runTag = Date.now().toString(36);
 
@@ -135,12 +227,19 @@ describe('fuzz: malformed and mutated requests on every write route (PostgreSQL)
       else if (r.body.kind === 'mutated') {
         const copy: Record<string, unknown> = { ...base };
         if (r.body.action === 'drop') delete copy[r.body.field];
-        else Object.defineProperty(copy, r.body.field, { value: r.body.value, enumerable: true, writable: true, configurable: true });
+        else
+          Object.defineProperty(copy, r.body.field, {
+            value: r.body.value,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         rawBody = JSON.stringify(copy);
       } else if (r.body.kind === 'json') rawBody = JSON.stringify(r.body.value);
       else rawBody = r.body.text;
       const res = await call(server.url, op.method, path, { rawBody, headers, timeoutMs: 10_000 });
-      const describeRequest = () => `#${i} ${op.method} ${path} headers=${JSON.stringify(headers)} body=${JSON.stringify(rawBody.slice(0, 300))}`;
+      const describeRequest = () =>
+        `#${i} ${op.method} ${path} headers=${JSON.stringify(headers)} body=${JSON.stringify(rawBody.slice(0, 300))}`;
       if (!res.ok) {
         failures.push(`${describeRequest()} → no answer (${res.error})`);
         return;
@@ -149,16 +248,26 @@ describe('fuzz: malformed and mutated requests on every write route (PostgreSQL)
       if (res.status >= 500) failures.push(`${describeRequest()} → ${res.status} ${res.text.slice(0, 300)}`);
       const problem = api.checkResponse(op, res.status, res.headers.get('content-type'), res.text);
       if (problem !== undefined) failures.push(`${describeRequest()} → ${problem}`);
-      if (res.status < 300 && r.auth !== 'sandbox' && r.auth !== 'production') failures.push(`${describeRequest()} → ${res.status} without a valid key`);
+      if (res.status < 300 && r.auth !== 'sandbox' && r.auth !== 'production')
+        failures.push(`${describeRequest()} → ${res.status} without a valid key`);
     };
     const worker = async () => {
       for (let i = next++; i < requests.length && failures.length < 20; i = next++) await send(i, requests[i] as FuzzRequest);
     };
     await Promise.all(Array.from({ length: 16 }, worker));
-    console.log(`# fuzz statuses: ${[...tally.entries()].sort().map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+    console.log(
+      `# fuzz statuses: ${[...tally.entries()]
+        .sort()
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')}`,
+    );
     assert.deepEqual(failures, [], `seed ${seed}`);
     assert.ok((tally.get('201') ?? 0) > 0, 'some generated requests were valid (2xx schemas were exercised)');
-    assert.equal([...tally.values()].reduce((a, b) => a + b, 0), knobs.fuzzRuns, 'every generated request was sent and answered');
+    assert.equal(
+      [...tally.values()].reduce((a, b) => a + b, 0),
+      knobs.fuzzRuns,
+      'every generated request was sent and answered',
+    );
     assert.equal(server.child.exitCode, null, 'the server is still running');
   });
 });

@@ -4,7 +4,15 @@ import { waitReady } from './harness/api-client.ts';
 import { CreateLedger, checkAcknowledged, drainPending, runCreateLoad, withStoreQuery } from './harness/create-load.ts';
 import { freshDatabase } from './harness/databases.ts';
 import { FAULT_ENV, knobs } from './harness/knobs.ts';
-import { createMerchant, newSecret, type ServerProcess, sleep, startServer, type StoreTarget, tempDir } from './harness/processes.ts';
+import {
+  createMerchant,
+  newSecret,
+  type ServerProcess,
+  sleep,
+  startServer,
+  type StoreTarget,
+  tempDir,
+} from './harness/processes.ts';
 
 /**
  * Scenario 1: kill -9 of the API process every few seconds under create load, several rounds, on
@@ -69,8 +77,15 @@ for (const kind of ['embedded', 'postgres'] as const) {
       console.log(`# kill -9 ${kind}: ${ledger.summary()}; acked before each kill: ${ackedPerRound.join(', ')}`);
 
       assert.deepEqual(ledger.violations, [], 'the service only answered 201, 409 in progress or 503 with Retry-After');
-      assert.ok(ackedPerRound.every((n, i) => i === 0 || n > (ackedPerRound[i - 1] ?? 0)), 'creates were acknowledged between kills');
-      assert.equal(ledger.pending.size, 0, `every key sent was acknowledged after the restart: ${[...ledger.pending].slice(0, 5).join(', ')}`);
+      assert.ok(
+        ackedPerRound.every((n, i) => i === 0 || n > (ackedPerRound[i - 1] ?? 0)),
+        'creates were acknowledged between kills',
+      );
+      assert.equal(
+        ledger.pending.size,
+        0,
+        `every key sent was acknowledged after the restart: ${[...ledger.pending].slice(0, 5).join(', ')}`,
+      );
 
       const exit = await server.terminate();
       assert.equal(exit.code, 0);

@@ -4,7 +4,14 @@ import { call, quickStartBody } from './harness/api-client.ts';
 import { withStoreQuery } from './harness/create-load.ts';
 import { freshDatabase } from './harness/databases.ts';
 import { knobs } from './harness/knobs.ts';
-import { createMerchant, type Merchant, newSecret, type ServerProcess, startServer, type StoreTarget } from './harness/processes.ts';
+import {
+  createMerchant,
+  type Merchant,
+  newSecret,
+  type ServerProcess,
+  startServer,
+  type StoreTarget,
+} from './harness/processes.ts';
 
 /**
  * Scenario 3: 200 concurrent creates with one Idempotency-Key (and one body) split across two API

@@ -16,7 +16,10 @@ import { createMerchant, type Merchant, newSecret, type ServerProcess, startServ
 type Creator = (ctx: { url: string; key: string }) => Promise<string>;
 
 const idIn = (res: ApiResponse | { ok: false }, prefix: string): string => {
-  assert.ok(res.ok && res.status < 300, `creating the object failed: ${res.ok ? `${res.status} ${res.text.slice(0, 200)}` : 'no answer'}`);
+  assert.ok(
+    res.ok && res.status < 300,
+    `creating the object failed: ${res.ok ? `${res.status} ${res.text.slice(0, 200)}` : 'no answer'}`,
+  );
   const match = new RegExp(`"(${prefix}_[0-9A-Z]{26})"`).exec(res.text);
   assert.ok(match?.[1] !== undefined, `no ${prefix}_ id in ${res.text.slice(0, 200)}`);
   return match[1];
@@ -97,8 +100,13 @@ describe('tenant isolation on every route with an id (PostgreSQL)', () => {
   });
 
   it('every route with an id answers another tenant exactly like an unknown id', async () => {
-    const ops = api.operations.filter((o) => /\{[^}]+\}/.test(o.path) && !OPS_PATHS.test(o.path) && !PUBLIC_BY_DESIGN.has(o.path));
-    assert.ok(ops.some((o) => o.method === 'GET' && o.path === '/payment/{id}'), 'GET /payment/{id} is in the document');
+    const ops = api.operations.filter(
+      (o) => /\{[^}]+\}/.test(o.path) && !OPS_PATHS.test(o.path) && !PUBLIC_BY_DESIGN.has(o.path),
+    );
+    assert.ok(
+      ops.some((o) => o.method === 'GET' && o.path === '/payment/{id}'),
+      'GET /payment/{id} is in the document',
+    );
     const uncovered = ops.filter((o) => CREATORS[kindOf(o.path)] === undefined).map((o) => `${o.method} ${o.path}`);
     assert.deepEqual(uncovered, [], 'routes whose objects this suite cannot create yet: add them to CREATORS');
 
@@ -112,7 +120,11 @@ describe('tenant isolation on every route with an id (PostgreSQL)', () => {
       const before = await call(server.url, 'GET', getPath, { key: a.sandboxKey });
       const body = op.requestBodySchema === undefined ? undefined : validBody(op, uniqueRef('iso'));
       const send = (p: string, key: string) =>
-        call(server.url, op.method, p, { key, ...(body === undefined ? {} : { body }), headers: { 'idempotency-key': uniqueRef('iso') } });
+        call(server.url, op.method, p, {
+          key,
+          ...(body === undefined ? {} : { body }),
+          headers: { 'idempotency-key': uniqueRef('iso') },
+        });
 
       const unknown = await send(op.path.replace(/\{[^}]+\}/, unknownIdLike(id)), a.sandboxKey);
       const otherMerchant = await send(path, b.sandboxKey);

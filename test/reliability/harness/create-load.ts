@@ -18,7 +18,8 @@ export class CreateLedger {
   readonly violations: string[] = [];
   sent = 0;
   /** Responses (not network failures) with their latency, for scenarios that bound it. */
-  readonly responses: { at: number; status: number; code: string | undefined; elapsedMs: number; retryAfter: string | null }[] = [];
+  readonly responses: { at: number; status: number; code: string | undefined; elapsedMs: number; retryAfter: string | null }[] =
+    [];
   /** Requests that got no answer (refused, reset, timed out), with when they ended. */
   readonly failures: { at: number; error: string; elapsedMs: number }[] = [];
 
@@ -36,7 +37,13 @@ export class CreateLedger {
 export type Outcome = 'acked' | 'retry' | 'rejected';
 
 /** One create with `key`; records the answer in the ledger. */
-export async function createOnce(baseUrl: string, apiKey: string, key: string, ledger: CreateLedger, timeoutMs = 8_000): Promise<Outcome> {
+export async function createOnce(
+  baseUrl: string,
+  apiKey: string,
+  key: string,
+  ledger: CreateLedger,
+  timeoutMs = 8_000,
+): Promise<Outcome> {
   ledger.sent += 1;
   ledger.pending.add(key);
   const res = await call(baseUrl, 'POST', '/payment/create', {
@@ -64,7 +71,8 @@ export async function createOnce(baseUrl: string, apiKey: string, key: string, l
   ledger.count(code === undefined ? String(res.status) : `${res.status} ${code}`);
   if (res.status === 201 && id !== undefined) {
     const previous = ledger.acked.get(key);
-    if (previous !== undefined && previous !== id) ledger.violation(`key ${key} acknowledged as two payments: ${previous} and ${id}`);
+    if (previous !== undefined && previous !== id)
+      ledger.violation(`key ${key} acknowledged as two payments: ${previous} and ${id}`);
     ledger.acked.set(key, id);
     ledger.pending.delete(key);
     return 'acked';

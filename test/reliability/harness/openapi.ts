@@ -61,7 +61,10 @@ export async function loadOpenApi(baseUrl: string): Promise<OpenApi> {
     operations,
     checkResponse(op, status, contentType, body) {
       const declared =
-        op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses[`${String(status)[0]}xx`] ?? op.responses['default'];
+        op.responses[String(status)] ??
+        op.responses[`${String(status)[0]}XX`] ??
+        op.responses[`${String(status)[0]}xx`] ??
+        op.responses['default'];
       if (declared === undefined) return `status ${status} is not documented for ${op.method} ${op.path}`;
       const schema = declared.content?.['application/json']?.schema;
       if (schema === undefined) return undefined; // documented without a JSON body
@@ -93,7 +96,8 @@ function sampleFromSchema(schema: Record<string, unknown>, unique: string): unkn
   if (type === 'object') {
     const out: Record<string, unknown> = {};
     const props = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
-    for (const name of (schema['required'] ?? []) as string[]) out[name] = sampleFromSchema(props[name] ?? {}, `${unique}-${name}`);
+    for (const name of (schema['required'] ?? []) as string[])
+      out[name] = sampleFromSchema(props[name] ?? {}, `${unique}-${name}`);
     return out;
   }
   if (type === 'string') {
@@ -106,4 +110,3 @@ function sampleFromSchema(schema: Record<string, unknown>, unique: string): unkn
   if (type === 'array') return [];
   return null;
 }
-
