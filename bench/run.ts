@@ -1,11 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../test/reliability/harness/processes.ts';
 import { dispatcherUnavailable, runDispatch } from './dispatch.ts';
 import { runLoad } from './lib/load.ts';
 import { type BenchStore, setupStore, type StoreKind } from './lib/processes.ts';
-import { machine, printTable, type Row, row, type Skipped } from './lib/report.ts';
+import { machine, printTable, type Row, row, type Skipped, writeJson } from './lib/report.ts';
 import { runProfile } from './profile.ts';
 import {
   auth,
@@ -209,7 +209,7 @@ async function benchmark(): Promise<void> {
     scenarios: rows,
     skipped,
   };
-  writeFileSync(join(REPO_ROOT, 'bench/latest.json'), `${JSON.stringify(out, null, 2)}\n`);
+  await writeJson(join(REPO_ROOT, 'bench/latest.json'), out);
   console.log('wrote bench/latest.json');
 }
 

@@ -1,8 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../test/reliability/harness/processes.ts';
 import { runLoad } from './lib/load.ts';
-import { machine } from './lib/report.ts';
+import { machine, writeJson } from './lib/report.ts';
 import { type BenchStore, setupStore, type StoreKind } from './lib/processes.ts';
 import { quantile, round } from './lib/stats.ts';
 import { type CreatedSample, createRequests, mixedRequests } from './scenarios.ts';
@@ -127,6 +127,6 @@ export async function runSoak(o: {
         `(slope ${s.memory.slope_mib_per_min} MiB/min): ${s.memory.flat ? 'flat' : 'NOT flat'}`,
     );
   }
-  writeFileSync(join(REPO_ROOT, 'bench/soak-latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+  await writeJson(join(REPO_ROOT, 'bench/soak-latest.json'), result);
   console.log('wrote bench/soak-latest.json');
 }

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { round } from './stats.ts';
 
@@ -76,4 +77,11 @@ export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): v
     );
   }
   for (const s of skipped) console.log(`${s.name.padEnd(20)} ${s.store.padEnd(9)} skipped: ${s.reason}`);
+}
+
+/** Writes a result file formatted as the repository's prettier check expects. */
+export async function writeJson(path: string, value: unknown): Promise<void> {
+  const prettier = await import('prettier');
+  const options = (await prettier.resolveConfig(path)) ?? {};
+  writeFileSync(path, await prettier.format(JSON.stringify(value), { ...options, filepath: path }));
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiResponse, call, quickStartBody, uniqueRef } from './harness/api-client.ts';
 import { freshDatabase } from './harness/databases.ts';
-import { loadOpenApi, type OpenApi, type Operation, OPS_PATHS, validBody } from './harness/openapi.ts';
+import { loadOpenApi, type OpenApi, OPS_PATHS, validBody } from './harness/openapi.ts';
 import { createMerchant, type Merchant, newSecret, type ServerProcess, startServer } from './harness/processes.ts';
 
 /**
