@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { waitReady } from './harness/api-client.ts';
-import { CreateLedger, checkAcknowledged, drainPending, runCreateLoad, withStoreQuery } from './harness/create-load.ts';
+import { checkAcknowledged, drainPending, startCreateLoad, withStoreQuery } from './harness/create-load.ts';
 import { freshDatabase } from './harness/databases.ts';
 import { FAULT_ENV, knobs } from './harness/knobs.ts';
 import {
   createMerchant,
+  killIfRunning,
   newSecret,
   type ServerProcess,
   sleep,
@@ -44,19 +45,12 @@ for (const kind of ['embedded', 'postgres'] as const) {
       const secret = newSecret();
       const merchant = await createMerchant(target, secret, 'Kill nine');
       let server: ServerProcess = await startServer({ target, secret, env: FAULT_ENV });
-      cleanups.push(async () => {
-        if (server.child.exitCode === null && server.child.signalCode === null) await server.kill9();
-      });
-      const ledger = new CreateLedger();
-      const prefix = `k9${kind[0]}${Date.now().toString(36)}`;
-      let stop = false;
-      const load = runCreateLoad({
+      cleanups.push(() => killIfRunning(server));
+      const { ledger, prefix, stop } = startCreateLoad({
+        tag: `k9${kind[0]}`,
         baseUrl: () => server.url,
         apiKey: merchant.sandboxKey,
-        prefix,
         workers: knobs.workers,
-        ledger,
-        stop: () => stop,
       });
       const ackedPerRound: number[] = [];
       try {
@@ -69,8 +63,7 @@ for (const kind of ['embedded', 'postgres'] as const) {
         }
         await sleep(1_000);
       } finally {
-        stop = true;
-        await load;
+        await stop();
       }
       await waitReady(server.url);
       await drainPending(server.url, merchant.sandboxKey, ledger, 30_000);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { CreateLedger, checkAcknowledged, runCreateLoad, withStoreQuery } from './harness/create-load.ts';
+import { checkAcknowledged, startCreateLoad, withStoreQuery } from './harness/create-load.ts';
 import { databaseUrl, freshDatabase } from './harness/databases.ts';
 import { type FaultProxy, startFaultProxy } from './harness/fault-proxy.ts';
 import { knobs } from './harness/knobs.ts';
-import { createMerchant, newSecret, sleep, startServer, type StoreTarget, tempDir } from './harness/processes.ts';
+import { createMerchant, killIfRunning, newSecret, sleep, startServer, type StoreTarget, tempDir } from './harness/processes.ts';
 
 /**
  * Scenario 6: SIGTERM under create load. In-flight requests finish (201), requests after the
@@ -49,27 +49,19 @@ for (const kind of ['postgres', 'embedded'] as const) {
       }
       const merchant = await createMerchant(target, secret, 'Shutdown');
       const server = await startServer({ target: serverTarget, secret });
-      cleanups.push(async () => {
-        if (server.child.exitCode === null && server.child.signalCode === null) await server.kill9();
-      });
-      const ledger = new CreateLedger();
-      const prefix = `sd${kind[0]}${Date.now().toString(36)}`;
-      let stop = false;
-      const load = runCreateLoad({
+      cleanups.push(() => killIfRunning(server));
+      const { ledger, prefix, stop } = startCreateLoad({
+        tag: `sd${kind[0]}`,
         baseUrl: () => server.url,
         apiKey: merchant.sandboxKey,
-        prefix,
         workers: knobs.workers * 2,
-        ledger,
-        stop: () => stop,
         retryPauseMs: 20,
       });
       await sleep(2_000);
       const signalAt = Date.now();
       server.child.kill('SIGTERM');
       const exit = await Promise.race([server.exited, sleep(20_000).then(() => undefined)]);
-      stop = true;
-      await load;
+      await stop();
       const answers = [
         ...ledger.responses.map((r) => ({ ...r, sentAt: r.at - r.elapsedMs, what: `${r.status} ${r.code ?? ''}`.trim() })),
         ...ledger.failures.map((f) => ({

@@ -179,3 +179,23 @@ export async function checkAcknowledged(query: QueryFn, prefix: string, ledger: 
   }
   return problems;
 }
+
+/** Starts careful create load with a fresh ledger and a unique key prefix; `stop()` ends it. */
+export function startCreateLoad(o: Omit<CreateLoadOptions, 'ledger' | 'stop' | 'prefix'> & { tag: string }): {
+  ledger: CreateLedger;
+  prefix: string;
+  stop(): Promise<void>;
+} {
+  const ledger = new CreateLedger();
+  const prefix = `${o.tag}${Date.now().toString(36)}`;
+  let stopped = false;
+  const load = runCreateLoad({ ...o, prefix, ledger, stop: () => stopped });
+  return {
+    ledger,
+    prefix,
+    async stop() {
+      stopped = true;
+      await load;
+    },
+  };
+}

@@ -195,3 +195,8 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** For cleanups: SIGKILL the server unless it already exited. */
+export async function killIfRunning(server: ServerProcess | undefined): Promise<void> {
+  if (server !== undefined && server.child.exitCode === null && server.child.signalCode === null) await server.kill9();
+}
