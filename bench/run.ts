@@ -195,14 +195,15 @@ async function benchmark(): Promise<void> {
     await Promise.all(setups.map((s) => s.cleanup()));
   }
   const after = machine();
+  const mode = values.quick ? 'quick' : values.seconds === undefined ? 'full' : 'custom';
   console.log('');
   printTable(rows, skipped);
   console.log(
-    `\n${values.quick ? 'quick' : 'full'} run, ${windowSeconds.toFixed(2)} s windows, ${connections} connections; ${before.cpu} x${before.cores}; ` +
+    `\n${mode} run, ${windowSeconds.toFixed(2)} s windows, ${connections} connections; ${before.cpu} x${before.cores}; ` +
       `load average before ${before.load_average.join(' ')}, after ${after.load_average.join(' ')}; ${((Date.now() - startedMs) / 1000).toFixed(1)} s`,
   );
   const out = {
-    mode: values.quick ? 'quick' : 'full',
+    mode,
     window_seconds: windowSeconds,
     connections,
     machine: { ...before, load_average_after: after.load_average },
