@@ -5,6 +5,13 @@ import { checkAcknowledged, drainPending, startCreateLoad, withStoreQuery } from
 import { freshDatabase } from './harness/databases.ts';
 import { FAULT_ENV, knobs } from './harness/knobs.ts';
 import {
+  dispatcherUnavailable,
+  registerEndpoint,
+  startWebhookReceiver,
+  startWorkerIfNeeded,
+  type WebhookReceiver,
+} from './harness/webhooks.ts';
+import {
   createMerchant,
   killIfRunning,
   newSecret,
@@ -19,9 +26,14 @@ import {
  * Scenario 1: kill -9 of the API process every few seconds under create load, several rounds, on
  * both stores. Clients retry unacknowledged keys (same key, same body) like a careful client.
  * Afterwards every acknowledged payment exists, every key has at most one payment, and every key
- * that was ever sent ends acknowledged once the service is back.
- * (Webhooks, issue 4: "every acknowledged event is delivered" joins here when the dispatcher lands.)
+ * that was ever sent ends acknowledged once the service is back. Once the dispatcher exists
+ * (issue 4), a loopback receiver is registered too, and every acknowledged payment's
+ * `payment.pending` event must reach it despite the kills (at least once); until then that check
+ * is reported as skipped, not passed.
  */
+const webhooksMissing = dispatcherUnavailable();
+const WEBHOOK_WAIT_MS = Number(process.env['RELIABILITY_WEBHOOK_WAIT_SECONDS'] ?? 60) * 1000;
+
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => {
   for (const c of cleanups.reverse()) await c();
@@ -44,8 +56,17 @@ for (const kind of ['embedded', 'postgres'] as const) {
       const target = await targetFor(kind);
       const secret = newSecret();
       const merchant = await createMerchant(target, secret, 'Kill nine');
-      let server: ServerProcess = await startServer({ target, secret, env: FAULT_ENV });
+      const env = { ...FAULT_ENV, WEBHOOK_ALLOWLIST: '127.0.0.1' };
+      let server: ServerProcess = await startServer({ target, secret, env });
       cleanups.push(() => killIfRunning(server));
+      let receiver: WebhookReceiver | undefined;
+      if (webhooksMissing === undefined) {
+        receiver = await startWebhookReceiver();
+        cleanups.push(() => receiver?.close());
+        await registerEndpoint(server.url, merchant.sandboxKey, receiver.url);
+        const worker = startWorkerIfNeeded(target, secret, env);
+        cleanups.push(() => void worker?.kill('SIGKILL'));
+      }
       const { ledger, prefix, stop } = startCreateLoad({
         tag: `k9${kind[0]}`,
         baseUrl: () => server.url,
@@ -59,7 +80,7 @@ for (const kind of ['embedded', 'postgres'] as const) {
           ackedPerRound.push(ledger.acked.size);
           const exit = await server.kill9();
           assert.equal(exit.signal, 'SIGKILL');
-          server = await startServer({ target, secret, env: FAULT_ENV });
+          server = await startServer({ target, secret, env });
         }
         await sleep(1_000);
       } finally {
@@ -80,10 +101,32 @@ for (const kind of ['embedded', 'postgres'] as const) {
         `every key sent was acknowledged after the restart: ${[...ledger.pending].slice(0, 5).join(', ')}`,
       );
 
+      if (receiver !== undefined) {
+        // At least once: every acknowledged payment's payment.pending event reaches the receiver.
+        const r = receiver;
+        const undelivered = () => {
+          const seen = new Set(
+            r.deliveries.filter((d) => d.event.type === 'payment.pending').map((d) => d.event.data?.object?.id),
+          );
+          return [...ledger.acked.values()].filter((id) => !seen.has(id));
+        };
+        const deadline = Date.now() + WEBHOOK_WAIT_MS;
+        while (undelivered().length > 0 && Date.now() < deadline) await sleep(200);
+        console.log(`# kill -9 ${kind}: ${r.deliveries.length} deliveries for ${ledger.acked.size} acknowledged payments`);
+        assert.deepEqual(undelivered().slice(0, 10), [], 'every acknowledged payment.pending event was delivered');
+      }
+
       const exit = await server.terminate();
       assert.equal(exit.code, 0);
       const problems = await withStoreQuery(target, (query) => checkAcknowledged(query, prefix, ledger));
       assert.deepEqual(problems, []);
     });
+  });
+}
+
+// Until the dispatcher exists the delivery check is reported as skipped (never as passed).
+if (webhooksMissing !== undefined) {
+  describe('kill -9: every acknowledged event is delivered', () => {
+    it('runs inside the kill -9 scenarios once webhooks land', { skip: webhooksMissing }, () => undefined);
   });
 }
