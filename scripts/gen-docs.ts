@@ -49,6 +49,7 @@ ${rows.join('\n')}
 | \`invalid_format\` | pattern or format mismatch (currency case, e-mail, \`reference_no\` characters) |
 | \`invalid_value\` | not one of the allowed values (\`channel\`) |
 | \`invalid_metadata_key\` | a metadata key outside 1–40 letters, digits and \`_ . : -\` |
+| \`invalid_character\` | the NUL character (U+0000) in free text (\`description\`, \`metadata\` values) |
 | \`amount_too_precise\` | more fractional digits than the currency's ISO 4217 minor unit |
 | \`amount_too_large\` | above the deployment ceiling (15 significant digits) |
 | \`amount_not_positive\` / \`amount_not_a_number\` | zero, negative or not a decimal number |

@@ -78,6 +78,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', (error) => options.onPoolError?.(error));
+  // pg-pool listens for 'error' only on idle clients and removes that listener while a client is
+  // checked out. A connection that dies between two statements (backend terminated, server shut
+  // down) then emitted 'error' with no listener and crashed the process. Every client gets a
+  // listener for its whole life; the failed client's next query rejects, and it is destroyed on
+  // release instead of going back to the pool.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.onPoolError?.(error));
+  });
 
   const poolQueryable = queryable(pool);
 

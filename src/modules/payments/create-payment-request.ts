@@ -17,6 +17,12 @@ export interface CreatePaymentBody {
   email?: string | null;
 }
 
+const nulIssue = (field: string): FieldIssue => ({
+  field,
+  issue: 'invalid_character',
+  message: `${field} must not contain the NUL character (U+0000)`,
+});
+
 /**
  * The domain rules of a create request that a JSON schema cannot express: exact money against
  * the currency's minor unit (from the number's source text), the ISO 4217 table, URL safety.
@@ -40,6 +46,13 @@ export function normalizeCreatePayment(
     const amountResult = amountInput(text, currency, 'amount');
     if (amountResult.ok) amountMinor = amountResult.value;
     else issues.push(amountResult.issue);
+  }
+
+  // PostgreSQL text and jsonb cannot hold U+0000: refuse it here as a field problem rather than
+  // let the INSERT fail with a 500 (found by the fuzz scenario of the reliability suite).
+  if (body.description?.includes('\u0000') === true) issues.push(nulIssue('description'));
+  for (const [key, value] of Object.entries(body.metadata ?? {})) {
+    if (value.includes('\u0000')) issues.push(nulIssue(`metadata.${key}`));
   }
 
   let callbackUrl: string | null = null;

@@ -1,0 +1,69 @@
+import autocannon from 'autocannon';
+import { LatencyRecorder } from './stats.ts';
+
+/**
+ * One bounded load window with autocannon, from this process (not the server's) over loopback.
+ * Latency is taken from autocannon's per-response hrtime (sub-millisecond), not its integer
+ * histogram. Every response that is not the expected status counts as an error, as do socket
+ * errors and timeouts.
+ */
+export interface LoadRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (request: autocannon.Request, context: Record<string, unknown>) => autocannon.Request;
+  onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+}
+
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  statusCounts: Record<string, number>;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  seconds: number;
+  requests: LoadRequest[];
+  /** Statuses that count as success (default: any 2xx). */
+  expect?: (status: number) => boolean;
+  timeoutSeconds?: number;
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const expect = options.expect ?? ((s: number) => s >= 200 && s < 300);
+  const latencies = new LatencyRecorder();
+  let unexpected = 0;
+  const statusCounts: Record<string, number> = {};
+  const instance = autocannon({
+    url: options.url,
+    connections: options.connections,
+    pipelining: 1,
+    duration: options.seconds,
+    timeout: options.timeoutSeconds ?? 10,
+    requests: options.requests as autocannon.Request[],
+  });
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
+    latencies.record(responseTimeMs);
+    statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
+    if (!expect(statusCode)) unexpected += 1;
+  });
+  const result = await instance;
+  const summary = latencies.summary();
+  const seconds = result.duration;
+  return {
+    requests: summary.count,
+    seconds,
+    rps: summary.count / seconds,
+    p50Ms: summary.p50,
+    p99Ms: summary.p99,
+    errors: unexpected + result.errors + result.timeouts,
+    statusCounts,
+  };
+}

@@ -1,0 +1,134 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import {
+  createMerchant,
+  type Merchant,
+  newSecret,
+  REPO_ROOT,
+  type ServerProcess,
+  serverEnv,
+  startServer,
+  type StoreTarget,
+  tempDir,
+} from '../../test/reliability/harness/processes.ts';
+import { freshDatabase } from '../../test/reliability/harness/databases.ts';
+
+/**
+ * What one store needs for a benchmark run: a server under test (its own process, its own fresh
+ * store, a merchant created with the CLI before it starts) and a ceiling process on a second fresh
+ * store configured identically.
+ */
+export type StoreKind = 'embedded' | 'postgres';
+
+export interface CeilingProcess {
+  child: ChildProcess;
+  ask<T>(message: Record<string, unknown>, answer: string, timeoutMs: number): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export interface BenchStore {
+  kind: StoreKind;
+  server: ServerProcess;
+  merchant: Merchant;
+  ceiling: CeilingProcess;
+  target: StoreTarget;
+  secret: string;
+  cleanup(): Promise<void>;
+}
+
+/** Environment shared by the server under test and the ceiling process (production defaults). */
+export const BENCH_ENV = { LOG_LEVEL: 'info', WEBHOOK_ALLOWLIST: '127.0.0.1' };
+
+export async function startCeiling(target: StoreTarget, secret: string): Promise<CeilingProcess> {
+  const child = fork(join(REPO_ROOT, 'bench/ceiling/ceiling-process.ts'), [], {
+    cwd: REPO_ROOT,
+    execArgv: ['--import', 'tsx'],
+    env: serverEnv(target, secret, BENCH_ENV),
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let output = '';
+  const keep = (c: Buffer) => {
+    output = (output + c.toString()).slice(-8192);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const ask = <T>(message: Record<string, unknown> | undefined, answer: string, timeoutMs: number) =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () => done(new Error(`ceiling process: no "${answer}" within ${timeoutMs} ms\n${output}`)),
+        timeoutMs,
+      );
+      const onMessage = (m: { type: string; message?: string }) => {
+        if (m.type === answer) done(undefined, m as T);
+        else if (m.type === 'error') done(new Error(`ceiling process failed: ${m.message}`));
+      };
+      const onExit = () => done(new Error(`ceiling process exited\n${output}`));
+      function done(error: Error | undefined, value?: T) {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        if (error === undefined) resolve(value as T);
+        else reject(error);
+      }
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+      if (message !== undefined) child.send(message);
+    });
+  await ask(undefined, 'ready', 60_000);
+  return {
+    child,
+    ask: (message, answer, timeoutMs) => ask(message, answer, timeoutMs),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.send({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export async function setupStore(kind: StoreKind, serverNodeArgs: string[] = []): Promise<BenchStore> {
+  const secret = newSecret();
+  const cleanups: (() => Promise<void> | void)[] = [];
+  let target: StoreTarget;
+  let ceilingTarget: StoreTarget;
+  if (kind === 'embedded') {
+    const dir = tempDir('bench');
+    cleanups.push(() => dir.remove());
+    target = { kind, dataDir: join(dir.path, 'api') };
+    ceilingTarget = { kind, dataDir: join(dir.path, 'ceiling') };
+  } else {
+    const [api, ceiling] = await Promise.all([freshDatabase('bench_api'), freshDatabase('bench_ceiling')]);
+    cleanups.push(
+      () => api.drop(),
+      () => ceiling.drop(),
+    );
+    target = { kind, url: api.url };
+    ceilingTarget = { kind, url: ceiling.url };
+  }
+  const cleanup = async () => {
+    for (const c of cleanups.reverse()) await c();
+  };
+  try {
+    const [merchantAndServer, ceiling] = await Promise.all([
+      (async () => {
+        const merchant = await createMerchant(target, secret, 'Bench merchant');
+        const server = await startServer({ target, secret, env: BENCH_ENV, nodeArgs: serverNodeArgs });
+        cleanups.push(async () => {
+          if (server.child.exitCode === null && server.child.signalCode === null) await server.terminate();
+        });
+        return { merchant, server };
+      })(),
+      startCeiling(ceilingTarget, secret).then((c) => {
+        cleanups.push(() => c.stop());
+        return c;
+      }),
+    ]);
+    return { kind, ...merchantAndServer, ceiling, target, secret, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

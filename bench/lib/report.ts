@@ -1,0 +1,87 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { round } from './stats.ts';
+
+/** One line of the results: a ceiling or a scenario, with its ratio to the ceiling it is judged by. */
+export interface Row {
+  name: string;
+  store: string;
+  kind: 'ceiling' | 'scenario';
+  rps: number | null;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  errors: number;
+  ceiling_rps: number | null;
+  ratio: number | null;
+  /** The issue 6 target for this row, in words, and whether this run met it. */
+  target?: string;
+  target_met?: boolean;
+  note?: string;
+}
+
+export interface Skipped {
+  name: string;
+  store: string;
+  reason: string;
+}
+
+export function row(
+  name: string,
+  store: string,
+  kind: Row['kind'],
+  m: { rps: number; p50Ms: number; p99Ms: number; errors: number },
+  ceilingRps: number | null,
+): Row {
+  return {
+    name,
+    store,
+    kind,
+    rps: round(m.rps, 1),
+    p50_ms: round(m.p50Ms, 2),
+    p99_ms: round(m.p99Ms, 2),
+    errors: m.errors,
+    ceiling_rps: ceilingRps === null ? null : round(ceilingRps, 1),
+    ratio: ceilingRps === null || ceilingRps <= 0 ? null : round(m.rps / ceilingRps, 3),
+  };
+}
+
+export function machine() {
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    // not a git checkout
+  }
+  return {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memory_gb: round(totalmem() / 2 ** 30, 1),
+    load_average: loadavg().map((l) => round(l, 2)),
+    commit,
+  };
+}
+
+const pad = (value: unknown, width: number) => String(value ?? '-').padStart(width);
+
+export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): void {
+  const header = `${'scenario'.padEnd(20)} ${'store'.padEnd(9)} ${pad('req/s', 9)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('errors', 7)} ${pad('ceiling', 9)} ${pad('ratio', 6)}  target`;
+  console.log(header);
+  console.log('-'.repeat(header.length + 12));
+  for (const r of rows) {
+    const target = r.target === undefined ? '' : `${r.target_met ? 'met' : 'MISSED'} (${r.target})`;
+    console.log(
+      `${r.name.padEnd(20)} ${r.store.padEnd(9)} ${pad(r.rps, 9)} ${pad(r.p50_ms, 8)} ${pad(r.p99_ms, 8)} ${pad(r.errors, 7)} ${pad(r.ceiling_rps, 9)} ${pad(r.ratio, 6)}  ${target}`,
+    );
+  }
+  for (const s of skipped) console.log(`${s.name.padEnd(20)} ${s.store.padEnd(9)} skipped: ${s.reason}`);
+}
+
+/** Writes a result file formatted as the repository's prettier check expects. */
+export async function writeJson(path: string, value: unknown): Promise<void> {
+  const prettier = await import('prettier');
+  const options = (await prettier.resolveConfig(path)) ?? {};
+  writeFileSync(path, await prettier.format(JSON.stringify(value), { ...options, filepath: path }));
+}

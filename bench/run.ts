@@ -1,0 +1,226 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO_ROOT } from '../test/reliability/harness/processes.ts';
+import { dispatcherUnavailable } from '../test/reliability/harness/webhooks.ts';
+import { runDispatch } from './dispatch.ts';
+import { runLoad } from './lib/load.ts';
+import { type BenchStore, setupStore, type StoreKind } from './lib/processes.ts';
+import { machine, printTable, type Row, row, type Skipped, writeJson } from './lib/report.ts';
+import { runProfile } from './profile.ts';
+import {
+  auth,
+  type CreatedSample,
+  createRequests,
+  getRequests,
+  mixedCeilingRequests,
+  mixedRequests,
+  replayRequests,
+} from './scenarios.ts';
+import { runSoak } from './soak.ts';
+
+/**
+ * `npm run bench` — the benchmark with its ceilings (docs/benchmarks.md).
+ *
+ *   npm run bench                  full run: 20 s windows after 5 s warm-up, both stores
+ *   npm run bench -- --quick       2 s windows, finishes within 60 s (CI smoke, harness check)
+ *   npm run bench -- --soak        10 minutes of mixed load; server memory sampled (flat or not)
+ *   npm run bench -- --profile     create load against servers run with --cpu-prof; prints where
+ *                                  the time goes (profiles kept in bench/profiles/)
+ * Options: --store embedded|postgres (default both), --seconds N, --connections N (default 32),
+ *          --soak-seconds N.
+ * Writes bench/latest.json (not in --soak/--profile, which write their own files).
+ */
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    soak: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    store: { type: 'string' },
+    seconds: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    'soak-seconds': { type: 'string', default: '600' },
+  },
+});
+const stores: StoreKind[] =
+  values.store === undefined ? ['embedded', 'postgres'] : values.store.split(',').map((s) => s.trim() as StoreKind);
+for (const s of stores) if (s !== 'embedded' && s !== 'postgres') throw new Error(`--store: unknown store ${s}`);
+let windowSeconds = Number(values.seconds ?? 20);
+let warmupSeconds = 5;
+/** --quick must finish within this, on a busy machine too: its windows shrink to fit. */
+const QUICK_BUDGET_SECONDS = 56;
+const connections = Number(values.connections);
+const runId = Date.now().toString(36);
+const startedMs = Date.now();
+
+function progress(message: string): void {
+  console.error(`[bench +${((Date.now() - startedMs) / 1000).toFixed(1)}s] ${message}`);
+}
+
+/** The targets of issue 6, checked on the rows they are about. */
+function judge(r: Row): Row {
+  if (r.name === 'create' && r.ratio !== null && r.p99_ms !== null) {
+    if (r.store === 'postgres') {
+      return { ...r, target: '>= 0.6 of DB ceiling, p99 <= 50 ms', target_met: r.ratio >= 0.6 && r.p99_ms <= 50 };
+    }
+    return { ...r, target: '>= 0.6 of DB ceiling', target_met: r.ratio >= 0.6 };
+  }
+  if (r.name === 'get' && r.ratio !== null) return { ...r, target: '>= 0.6 of GET ceiling', target_met: r.ratio >= 0.6 };
+  if (r.name === 'webhook_dispatch' && r.rps !== null && r.p99_ms !== null) {
+    return { ...r, target: '>= 2000 deliveries/s, p99 < 1 s', target_met: r.rps >= 2000 && r.p99_ms < 1000 };
+  }
+  return r;
+}
+
+async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], withHttpCeiling: boolean): Promise<void> {
+  const name = store.kind;
+  const load = (
+    url: string,
+    requests: Parameters<typeof runLoad>[0]['requests'],
+    seconds = windowSeconds,
+    expect?: (s: number) => boolean,
+  ) => runLoad({ url, connections, seconds, requests, ...(expect === undefined ? {} : { expect }) });
+
+  progress(`${name}: DB ceiling (${connections} concurrent creates, no HTTP)`);
+  const db = await store.ceiling.ask<{
+    ops: number;
+    seconds: number;
+    errors: number;
+    p50: number;
+    p99: number;
+    firstError?: string;
+  }>(
+    { type: 'db', seconds: windowSeconds, concurrency: connections, warmupSeconds },
+    'db',
+    (windowSeconds + warmupSeconds) * 1000 + 60_000,
+  );
+  if (db.firstError !== undefined) progress(`${name}: DB ceiling errors: ${db.firstError}`);
+  const dbRps = db.ops / db.seconds;
+  rows.push(row('ceiling_db_create', name, 'ceiling', { rps: dbRps, p50Ms: db.p50, p99Ms: db.p99, errors: db.errors }, null));
+
+  const serving = await store.ceiling.ask<{ url: string; paymentIds: string[]; keys: string[] }>(
+    { type: 'serve' },
+    'serving',
+    30_000,
+  );
+  if (withHttpCeiling) {
+    progress('HTTP ceiling (bare Fastify route, payment-sized body)');
+    await load(serving.url, [{ method: 'GET', path: '/ceiling/static' }], warmupSeconds);
+    const http = await load(serving.url, [{ method: 'GET', path: '/ceiling/static' }]);
+    rows.push(row('ceiling_http', 'none', 'ceiling', http, null));
+  }
+  progress(`${name}: GET ceiling (bare route + one primary-key select)`);
+  const getCeilingRequests = getRequests({}, serving.paymentIds, '/ceiling/payment/');
+  await load(serving.url, getCeilingRequests, warmupSeconds);
+  const getCeiling = await load(serving.url, getCeilingRequests);
+  rows.push(row('ceiling_get', name, 'ceiling', getCeiling, null));
+
+  progress(`${name}: replay ceiling (bare route + body parse + one primary-key select)`);
+  const replayCeilingRequests = serving.keys.map((key) => ({
+    method: 'POST' as const,
+    path: '/ceiling/replay',
+    headers: { 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ amount: 150000.0, currency: 'IDR', reference_no: key, email: 'payer@example.com' }),
+  }));
+  const replayCeiling = await load(serving.url, replayCeilingRequests);
+  rows.push(row('ceiling_replay', name, 'ceiling', replayCeiling, null));
+
+  progress(`${name}: mixed ceiling (80 % GET ceiling route / 20 % create writes behind a bare route)`);
+  const mixedCeiling = await load(
+    serving.url,
+    mixedCeilingRequests(serving.paymentIds),
+    windowSeconds,
+    (s) => s === 200 || s === 201,
+  );
+  rows.push(row('ceiling_mixed', name, 'ceiling', mixedCeiling, null));
+
+  const api = store.server.url;
+  const key = store.merchant.sandboxKey;
+  const sample: CreatedSample[] = [];
+  progress(`${name}: create (unique idempotency keys)`);
+  await load(api, createRequests(key, `${runId}-${name}-warm`, sample), warmupSeconds, (s) => s === 201);
+  const create = await load(api, createRequests(key, `${runId}-${name}`, sample), windowSeconds, (s) => s === 201);
+  rows.push(judge(row('create', name, 'scenario', create, dbRps)));
+  if (sample.length === 0)
+    throw new Error(`${name}: the create scenario created nothing (${JSON.stringify(create.statusCounts)})`);
+
+  progress(`${name}: create replay (same key and body again)`);
+  const replay = await load(api, replayRequests(key, sample), windowSeconds, (s) => s === 201);
+  rows.push(judge(row('create_replay', name, 'scenario', replay, replayCeiling.rps)));
+
+  progress(`${name}: GET /payment/{id}`);
+  const get = await load(
+    api,
+    getRequests(
+      auth(key),
+      sample.map((s) => s.id),
+    ),
+    windowSeconds,
+    (s) => s === 200,
+  );
+  rows.push(judge(row('get', name, 'scenario', get, getCeiling.rps)));
+
+  progress(`${name}: mixed 80 % GET / 20 % create`);
+  const mixed = await load(api, mixedRequests(key, runId, sample), windowSeconds, (s) => s === 200 || s === 201);
+  rows.push(judge(row('mixed_80_20', name, 'scenario', mixed, mixedCeiling.rps)));
+
+  const unavailable = dispatcherUnavailable();
+  if (unavailable !== undefined) {
+    skipped.push({ name: 'webhook_dispatch', store: name, reason: unavailable });
+  } else {
+    progress(`${name}: webhook dispatch`);
+    const d = await runDispatch(store, windowSeconds, connections);
+    rows.push(judge({ ...row('webhook_dispatch', name, 'scenario', d, d.ceilingRps), note: d.note }));
+  }
+}
+
+async function benchmark(): Promise<void> {
+  const before = machine();
+  progress(`starting ${stores.join(' + ')} (servers, ceiling processes, merchants); load ${before.load_average.join(' ')}`);
+  const setups = await Promise.all(stores.map((s) => setupStore(s)));
+  if (values.quick && values.seconds === undefined) {
+    // Windows (8 per store + the HTTP ceiling) and warm-ups (4 per store, at half a window) share
+    // what is left of the budget, less ~0.7 s of set-up per window; never below 0.75 s.
+    const windows = 8 * setups.length + 1;
+    const warmups = 4 * setups.length;
+    const left = QUICK_BUDGET_SECONDS - (Date.now() - startedMs) / 1000 - windows * 0.7;
+    windowSeconds = Math.max(0.75, Math.min(2, left / (windows + warmups / 2)));
+    warmupSeconds = windowSeconds / 2;
+    progress(`set-up took ${((Date.now() - startedMs) / 1000).toFixed(1)} s; quick windows of ${windowSeconds.toFixed(2)} s`);
+  }
+  const rows: Row[] = [];
+  const skipped: Skipped[] = [];
+  try {
+    for (const [i, store] of setups.entries()) await measureStore(store, rows, skipped, i === 0);
+  } finally {
+    await Promise.all(setups.map((s) => s.cleanup()));
+  }
+  const after = machine();
+  const mode = values.quick ? 'quick' : values.seconds === undefined ? 'full' : 'custom';
+  console.log('');
+  printTable(rows, skipped);
+  console.log(
+    `\n${mode} run, ${windowSeconds.toFixed(2)} s windows, ${connections} connections; ${before.cpu} x${before.cores}; ` +
+      `load average before ${before.load_average.join(' ')}, after ${after.load_average.join(' ')}; ${((Date.now() - startedMs) / 1000).toFixed(1)} s`,
+  );
+  const out = {
+    mode,
+    window_seconds: windowSeconds,
+    connections,
+    machine: { ...before, load_average_after: after.load_average },
+    scenarios: rows,
+    skipped,
+  };
+  await writeJson(join(REPO_ROOT, 'bench/latest.json'), out);
+  console.log('wrote bench/latest.json');
+}
+
+if (values.soak) {
+  await runSoak({ stores, seconds: Number(values['soak-seconds']), connections, progress });
+} else if (values.profile) {
+  const dir = join(REPO_ROOT, 'bench/profiles', runId);
+  mkdirSync(dir, { recursive: true });
+  await runProfile({ stores, seconds: windowSeconds, connections, dir, progress });
+} else {
+  await benchmark();
+}
