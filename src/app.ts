@@ -9,6 +9,7 @@ import { registerJsonBody } from './http/plugins/json-body.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { registerCreatePayment } from './http/routes/payment/create-payment.route.ts';
 import { registerGetPayment } from './http/routes/payment/get-payment.route.ts';
+import { registerChannelRoutes } from './http/routes/channel-routes.ts';
 import { type Readiness, registerHealth } from './http/routes/ops/health.route.ts';
 import { registerReference } from './http/routes/ops/reference.route.ts';
 import { ErrorBodySchema } from './http/schemas/error.schema.ts';
@@ -22,6 +23,8 @@ import type { Logger } from './lib/logger.ts';
 import { Allowlist } from './lib/net/address-policy.ts';
 import type { Authenticator } from './modules/merchants/authenticator.ts';
 import { CURRENT_API_VERSION } from './modules/merchants/merchant-service.ts';
+import type { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
+import type { SandboxProviders } from './sandbox/sandbox-providers.ts';
 
 export interface AppDeps {
   store: Store;
@@ -37,6 +40,12 @@ export interface AppDeps {
   idempotencyLeaseMs: number;
   idempotencyTtlHours: number;
   connectorTimeoutMs: number;
+  /** The sandbox providers, when they run inside this process (the embedded default). */
+  sandboxProviders?: SandboxProviders;
+  health?: ConnectorHealthTracker;
+  statusSyncDelayMs?: number;
+  /** Called when a provider notification was stored (main.ts starts processing at once). */
+  onNotificationStored?: () => void;
 }
 
 /**
@@ -130,12 +139,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       idempotencyLeaseMs: deps.idempotencyLeaseMs,
       idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
       connectorTimeoutMs: deps.connectorTimeoutMs,
+      ...(deps.health === undefined ? {} : { health: deps.health }),
+      ...(deps.statusSyncDelayMs === undefined ? {} : { statusSyncDelayMs: deps.statusSyncDelayMs }),
     },
   };
   registerHealth(app, { store: deps.store, readiness: deps.readiness });
   registerReference(app);
   registerCreatePayment(app, routeDeps);
   registerGetPayment(app, routeDeps);
+  const lifecycle = { store: deps.store, clock: deps.clock, log: deps.log, publicBaseUrl: deps.publicBaseUrl };
+  await registerChannelRoutes(app, {
+    cancelPayment: {
+      ...lifecycle,
+      connectors: deps.connectors,
+      connectorTimeoutMs: deps.connectorTimeoutMs,
+      idempotencyLeaseMs: deps.idempotencyLeaseMs,
+      idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
+    },
+    simulate: { ...lifecycle, connectors: deps.connectors, connectorTimeoutMs: deps.connectorTimeoutMs },
+    receive: { store: deps.store, clock: deps.clock, connectors: deps.connectors, log: deps.log },
+    ...(deps.onNotificationStored === undefined ? {} : { onNotificationStored: deps.onNotificationStored }),
+    ...(deps.sandboxProviders === undefined ? {} : { sandboxProviders: deps.sandboxProviders }),
+  });
   await app.ready();
   return app;
 }

@@ -3,6 +3,9 @@ import { buildApp } from './app.ts';
 import { DataDirInUseError } from './db/data-dir-lock.ts';
 import { MigrationError } from './db/migrate.ts';
 import { creationCompleterJob } from './jobs/creation-completer.ts';
+import { expirySweeperJob } from './jobs/expiry-sweeper.ts';
+import { notificationProcessor } from './jobs/notification-processor.ts';
+import { statusSyncJob } from './jobs/status-sync.ts';
 import { startJobs } from './jobs/job-runner.ts';
 import { idempotencyRetentionJob } from './jobs/retention.ts';
 import { systemClock } from './lib/clock.ts';
@@ -12,7 +15,9 @@ import { createAuthenticator } from './modules/merchants/authenticator.ts';
 import { countMerchants } from './modules/merchants/merchant-repo.ts';
 import { createMerchantService } from './modules/merchants/merchant-service.ts';
 import { releaseAllLeases } from './modules/idempotency/idempotency-repo.ts';
-import { openRuntime } from './runtime.ts';
+import { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
+import { loopbackBaseUrl, openRuntime } from './runtime.ts';
+import { createSandboxProviders } from './sandbox/sandbox-providers.ts';
 
 /** Reads config, opens the store, builds the app, listens, runs the jobs. Nothing else. */
 async function main(config: Config): Promise<void> {
@@ -32,6 +37,21 @@ async function main(config: Config): Promise<void> {
   const publicBaseUrl =
     config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const failpoints = parseFailpoints(config.failpoints);
+  const health = new ConnectorHealthTracker();
+  // The sandbox providers live in this process unless SANDBOX_PROVIDER_URL points elsewhere; either
+  // way the connectors reach them over HTTP and they notify us over HTTP (docs/sandbox.md).
+  const sandboxProviders =
+    config.sandboxProviderUrl === undefined
+      ? createSandboxProviders({
+          clock,
+          masterSecret: runtime.sandboxSecret,
+          callbackBaseUrl: () => loopbackBaseUrl(config),
+          log,
+          autoDispatch: true,
+        })
+      : undefined;
+  const lifecycle = { store, clock, log, publicBaseUrl };
+  const processor = notificationProcessor({ ...lifecycle, connectors });
   const app = await buildApp({
     store,
     clock,
@@ -46,10 +66,15 @@ async function main(config: Config): Promise<void> {
     idempotencyLeaseMs: config.idempotencyLeaseMs,
     idempotencyTtlHours: config.idempotencyTtlHours,
     connectorTimeoutMs: config.connectorTimeoutMs,
+    ...(sandboxProviders === undefined ? {} : { sandboxProviders }),
+    health,
+    statusSyncDelayMs: config.statusSyncDelayMs,
+    onNotificationStored: () => processor.kick(),
   });
 
   const firstStart = embedded && (await countMerchants(store)) === 0;
   const address = await app.listen({ host: config.host, port: config.port });
+  sandboxProviders?.start();
   const lines = [`Tributary is listening on ${address} (${embedded ? `embedded store in ${config.dataDir}` : 'PostgreSQL'}).`];
   lines.push(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
   if (firstStart) {
@@ -83,12 +108,18 @@ async function main(config: Config): Promise<void> {
     idempotencyLeaseMs: config.idempotencyLeaseMs,
     idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
     connectorTimeoutMs: config.connectorTimeoutMs,
+    health,
+    statusSyncDelayMs: config.statusSyncDelayMs,
   };
+  const providerCalls = { ...lifecycle, connectors, connectorTimeoutMs: config.connectorTimeoutMs };
   const jobs = config.runJobs
     ? startJobs(
         [
           creationCompleterJob({ ...createDeps, abandonAfterMs: config.creationAbandonMs }),
           idempotencyRetentionJob({ store, clock }),
+          processor.job,
+          expirySweeperJob(providerCalls),
+          statusSyncJob({ ...providerCalls, statusSyncDelayMs: config.statusSyncDelayMs, health }),
         ],
         log,
       )
@@ -107,6 +138,7 @@ async function main(config: Config): Promise<void> {
     deadline.unref();
     try {
       await app.close();
+      sandboxProviders?.stop();
       await jobs.stop();
       await runtime.close();
       log.info('stopped');

@@ -2,16 +2,25 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Config, ConfigError } from './config.ts';
-import type { Connector } from './connectors/core/connector.ts';
+import type { Connector, ConnectorCapabilities } from './connectors/core/connector.ts';
 import { ConnectorRegistry } from './connectors/core/registry.ts';
-import { createSandboxBankConnector } from './connectors/sandbox-bank/sandbox-bank.connector.ts';
-import { createSandboxCounterConnector } from './connectors/sandbox-counter/sandbox-counter.connector.ts';
-import { createSandboxEwalletConnector } from './connectors/sandbox-ewallet/sandbox-ewallet.connector.ts';
+import type { SandboxConnectorOptions } from './connectors/core/sandbox-wire.ts';
+import { createSandboxBankConnector, sandboxBankCapabilities } from './connectors/sandbox-bank/sandbox-bank.connector.ts';
+import {
+  createSandboxCounterConnector,
+  sandboxCounterCapabilities,
+} from './connectors/sandbox-counter/sandbox-counter.connector.ts';
+import {
+  createSandboxEwalletConnector,
+  sandboxEwalletCapabilities,
+} from './connectors/sandbox-ewallet/sandbox-ewallet.connector.ts';
 import { migrate } from './db/migrate.ts';
 import { openEmbeddedStore } from './db/pglite-store.ts';
 import { openPostgresStore } from './db/postgres-store.ts';
 import type { Store } from './db/store.ts';
 import type { Logger } from './lib/logger.ts';
+import { SANDBOX_PROVIDERS_PREFIX } from './sandbox/sandbox-providers.ts';
+import { sandboxCredentials } from './sandbox/sandbox-secrets.ts';
 
 /**
  * What both the server and the CLI need before doing anything: the store (migrated), the
@@ -21,12 +30,51 @@ export interface Runtime {
   store: Store;
   secret: string;
   connectors: ConnectorRegistry;
+  /** Master secret of the sandbox providers' credentials (embedded providers use it too). */
+  sandboxSecret: string;
   close(): Promise<void>;
 }
 
+/** What every built-in connector can do, without reaching any provider. */
+export const BUILT_IN_CAPABILITIES: readonly ConnectorCapabilities[] = [
+  sandboxBankCapabilities,
+  sandboxEwalletCapabilities,
+  sandboxCounterCapabilities,
+];
+
+export interface BuiltInConnectorOptions {
+  /** Base address of the sandbox providers (resolved per call). */
+  sandboxBaseUrl: () => string;
+  /** Master secret both sides derive the providers' API keys and signing secrets from. */
+  sandboxSecret: string;
+  log: Logger;
+  http?: SandboxConnectorOptions['http'];
+}
+
 /** Every connector this build ships. */
-export function builtInConnectors(): Connector[] {
-  return [createSandboxBankConnector(), createSandboxEwalletConnector(), createSandboxCounterConnector()];
+export function builtInConnectors(options: BuiltInConnectorOptions): Connector[] {
+  const wire = (connector: string): SandboxConnectorOptions => {
+    const credentials = sandboxCredentials(options.sandboxSecret, connector);
+    return {
+      baseUrl: options.sandboxBaseUrl,
+      apiKey: credentials.apiKey,
+      webhookSecrets: [credentials.webhookSecret],
+      log: options.log,
+      ...(options.http === undefined ? {} : { http: options.http }),
+    };
+  };
+  return [
+    createSandboxBankConnector(wire(sandboxBankCapabilities.connector)),
+    createSandboxEwalletConnector(wire(sandboxEwalletCapabilities.connector)),
+    createSandboxCounterConnector(wire(sandboxCounterCapabilities.connector)),
+  ];
+}
+
+/** Where this process is reachable on loopback (the embedded providers and their callbacks live there). */
+export function loopbackBaseUrl(config: Pick<Config, 'host' | 'port'>): string {
+  const wildcard = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
+  const host = wildcard ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
 }
 
 /**
@@ -64,7 +112,12 @@ export async function openStore(config: Config, owner: string, log: Logger): Pro
 
 export async function openRuntime(config: Config, owner: string, log: Logger): Promise<Runtime> {
   const secret = resolveSecret(config);
-  const connectors = new ConnectorRegistry(builtInConnectors(), config.productionConnectors);
+  const sandboxSecret = config.sandboxProviderSecret ?? secret;
+  const sandboxBaseUrl = config.sandboxProviderUrl ?? `${loopbackBaseUrl(config)}${SANDBOX_PROVIDERS_PREFIX}`;
+  const connectors = new ConnectorRegistry(
+    builtInConnectors({ sandboxBaseUrl: () => sandboxBaseUrl, sandboxSecret, log }),
+    config.productionConnectors,
+  );
   const store = await openStore(config, owner, log);
   try {
     const { applied } = await migrate(store);
@@ -73,5 +126,5 @@ export async function openRuntime(config: Config, owner: string, log: Logger): P
     await store.close();
     throw error;
   }
-  return { store, secret, connectors, close: () => store.close() };
+  return { store, secret, connectors, sandboxSecret, close: () => store.close() };
 }

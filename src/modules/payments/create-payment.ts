@@ -22,13 +22,16 @@ import {
   insertStartedKey,
   releaseLease,
 } from '../idempotency/idempotency-repo.ts';
-import { routePayment } from '../routing/route-payment.ts';
+import { findMerchantSettings, instructionTtlMs, type MerchantSettings } from '../merchants/merchant-settings.ts';
+import type { ConnectorHealthTracker } from '../routing/connector-health.ts';
+import { type Candidate, routePayment } from '../routing/route-payment.ts';
 import {
   findLivePaymentIdByReference,
   findPayment,
   insertAttempt,
   insertPayment,
   latestAttempt,
+  listAttempts,
   markAttemptFailed,
   markAttemptIssued,
   markPaymentFailed,
@@ -62,7 +65,13 @@ export interface CreatePaymentDeps {
   idempotencyLeaseMs: number;
   idempotencyTtlMs: number;
   connectorTimeoutMs: number;
+  /** In-process connector health: routing demotes connectors that keep failing. */
+  health?: ConnectorHealthTracker;
+  /** When the status sync first asks the provider about an issued attempt (default 5 minutes). */
+  statusSyncDelayMs?: number;
 }
+
+export const DEFAULT_STATUS_SYNC_DELAY_MS = 5 * 60_000;
 
 export type CreatePaymentResult =
   | { kind: 'response'; status: number; body: string; replayed: boolean }
@@ -102,9 +111,12 @@ export async function createPayment(
   idempotencyKey: string | undefined,
 ): Promise<CreatePaymentResult> {
   // Rejections before any work store nothing: routing happens before the first write.
+  const settings = await findMerchantSettings(deps.store, principal.merchantId);
   const route = routePayment(
     { channel: input.channel, currency: input.currency, amountMinor: input.amountMinor },
     deps.connectors.enabledFor(principal.environment),
+    settings.routing,
+    deps.health?.snapshot(deps.clock.now()) ?? {},
   );
   if (!route.ok) return failure(route.code, route.message, route.details);
   const first = route.candidates[0];
@@ -148,7 +160,8 @@ export async function createPayment(
     callbackUrl: input.callbackUrl,
     apiVersion: principal.apiVersion,
     version: 1,
-    expiresAt: addMs(now, firstConnector.capabilities.instructionTtl.defaultMs),
+    // Provisional: the issuing connector's answer sets the real expiry in transaction 2.
+    expiresAt: addMs(now, instructionTtlMs(settings, firstConnector.capabilities)),
     failureCode: null,
     failureMessage: null,
     amountRefundedMinor: 0n,
@@ -156,6 +169,10 @@ export async function createPayment(
     updatedAt: now,
     succeededAt: null,
     closedAt: null,
+    routing: { candidates: route.candidates, trace: route.trace, attempts: [] },
+    amountPaidMinor: 0n,
+    latePayment: null,
+    cancellationReason: null,
   };
 
   // Transaction 1: the key, the processing payment (which takes the reference_no) and attempt 1.
@@ -260,12 +277,23 @@ export async function drive(
   assert(payment !== undefined, `idempotency key points at missing payment ${paymentId}`);
   if (payment.status !== 'processing') return answerFromKey(deps, scope);
 
-  const route = routePayment(
-    { channel: payment.channelRequested, currency: payment.currency, amountMinor: payment.amountMinor },
-    deps.connectors.enabledFor(principal.environment),
-  );
-  const candidates = route.ok ? route.candidates : [];
-  const trace = route.trace;
+  // A resumed create follows the plan recorded at creation, so its trace stays the truth.
+  const settings = await findMerchantSettings(deps.store, principal.merchantId);
+  let candidates: Candidate[];
+  let trace: unknown;
+  if (payment.routing !== null) {
+    candidates = payment.routing.candidates;
+    trace = payment.routing.trace;
+  } else {
+    const route = routePayment(
+      { channel: payment.channelRequested, currency: payment.currency, amountMinor: payment.amountMinor },
+      deps.connectors.enabledFor(principal.environment),
+      settings.routing,
+      deps.health?.snapshot(deps.clock.now()) ?? {},
+    );
+    candidates = route.ok ? route.candidates : [];
+    trace = route.trace;
+  }
   let attempt = await latestAttempt(deps.store, paymentId);
   assert(attempt !== undefined, `processing payment ${paymentId} has no attempt`);
   const tried = new Set<string>();
@@ -276,7 +304,7 @@ export async function drive(
       if (attempt.status === 'started') {
         calls += 1;
         tried.add(attempt.connector);
-        const outcome = await callConnector(deps, principal, payment, attempt);
+        const outcome = await callConnector(deps, principal, payment, attempt, settings);
         deps.failpoints.hit('create.after_connector');
         if (outcome.kind === 'issued') return await finishIssued(deps, principal, scope, leaseToken, payment, attempt, outcome);
         lastError = `${attempt.connector}: ${outcome.message}`;
@@ -357,9 +385,24 @@ async function callConnector(
   principal: Principal,
   payment: Payment,
   attempt: Attempt,
+  settings: MerchantSettings,
 ): Promise<ChargeOutcome> {
   const connector: Connector | undefined = deps.connectors.get(attempt.connector);
   if (connector === undefined) return { kind: 'refused', code: 'connector_disabled', message: 'connector no longer enabled' };
+  const outcome = await callCreateCharge(deps, principal, payment, attempt, settings, connector);
+  // Only "no answer" counts against health: a provider that says no is up.
+  deps.health?.record(attempt.connector, outcome.kind !== 'unknown', deps.clock.now());
+  return outcome;
+}
+
+async function callCreateCharge(
+  deps: CreatePaymentDeps,
+  principal: Principal,
+  payment: Payment,
+  attempt: Attempt,
+  settings: MerchantSettings,
+  connector: Connector,
+): Promise<ChargeOutcome> {
   const now = deps.clock.now();
   const signal = AbortSignal.timeout(deps.connectorTimeoutMs);
   try {
@@ -376,7 +419,7 @@ async function callConnector(
         referenceNo: payment.referenceNo,
         description: payment.description,
         email: payment.email,
-        expiresAt: addMs(now, connector.capabilities.instructionTtl.defaultMs),
+        expiresAt: addMs(now, instructionTtlMs(settings, connector.capabilities)),
       },
       { signal, now },
     );
@@ -404,6 +447,7 @@ async function finishIssued(
 ): Promise<CreatePaymentResult> {
   const connector = deps.connectors.get(attempt.connector);
   const instrument = connector?.capabilities.instruments.find((i) => i.code === attempt.instrument);
+  const attempts = await listAttempts(deps.store, payment.id);
   const now = deps.clock.now();
   const pending: Payment = {
     ...payment,
@@ -419,6 +463,16 @@ async function finishIssued(
     expiresAt: outcome.expiresAt,
     version: payment.version + 1,
     updatedAt: now,
+    routing: {
+      candidates: payment.routing?.candidates ?? [],
+      trace: payment.routing?.trace ?? [],
+      attempts: attempts.map((a) => ({
+        attempt_id: a.id,
+        connector: a.connector,
+        status: a.id === attempt.id ? 'issued' : a.status,
+        error_code: a.errorCode,
+      })),
+    },
   };
   const view = paymentView(pending, deps.publicBaseUrl);
   const body = JSON.stringify(view);
@@ -437,6 +491,7 @@ async function finishIssued(
         providerReference: outcome.providerReference,
         instructions: outcome.instructions,
         now,
+        nextSyncAt: addMs(now, deps.statusSyncDelayMs ?? DEFAULT_STATUS_SYNC_DELAY_MS),
       });
       if (!(await markPaymentPending(tx, pending))) throw new LeaseLostError();
       await insertEvent(tx, {
