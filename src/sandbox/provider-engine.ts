@@ -413,8 +413,8 @@ export class SandboxProvider {
     const now = this.#now();
     held.forEach((item, index) => {
       item.held = false;
-      // Reversed order is made by due times, so a later dispatch sends the newest first.
-      item.deliverAt = new Date(now.getTime() + (order === 'reverse' ? held.length - index : index));
+      // The order is made by due times (all already due), so the next dispatch sends them in it.
+      item.deliverAt = new Date(now.getTime() - (order === 'reverse' ? index : held.length - index));
     });
     this.#outbox.sort((a, b) => a.deliverAt.getTime() - b.deliverAt.getTime());
     return held.length;

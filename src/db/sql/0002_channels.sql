@@ -50,6 +50,8 @@ CREATE INDEX payment_attempts_by_payment ON payment_attempts (payment_id, seq);
 -- nothing, and the provider's event id makes a redelivery a no-op.
 CREATE TABLE provider_notifications (
   id                text PRIMARY KEY,
+  -- Arrival order (ids made in the same millisecond do not sort by arrival); processing follows it.
+  arrival           bigint GENERATED ALWAYS AS IDENTITY,
   connector         text NOT NULL,
   provider_event_id text NOT NULL,
   raw_body          text NOT NULL,
@@ -70,5 +72,5 @@ CREATE TABLE provider_notifications (
   processed_at      timestamptz,
   UNIQUE (connector, provider_event_id)
 );
-CREATE INDEX provider_notifications_due ON provider_notifications (next_attempt_at) WHERE status = 'received';
+CREATE INDEX provider_notifications_due ON provider_notifications (next_attempt_at, arrival) WHERE status = 'received';
 CREATE INDEX provider_notifications_by_payment ON provider_notifications (merchant_id, environment, payment_id);

@@ -32,6 +32,7 @@ interface NotificationRow {
   outcome: string | null;
   error: string | null;
   payment_id: string | null;
+  arrival: bigint;
   [key: string]: unknown;
 }
 
@@ -88,11 +89,12 @@ export async function claimDueNotifications(
      WHERE id IN (
        SELECT id FROM provider_notifications
        WHERE status = 'received' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
-       ORDER BY received_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+       ORDER BY arrival LIMIT $3 FOR UPDATE SKIP LOCKED)
      RETURNING *`,
     [opts.now, opts.leaseUntil, opts.limit],
   );
-  return rows.map(fromRow).sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime() || (a.id < b.id ? -1 : 1));
+  // RETURNING has no order of its own: process in arrival order.
+  return rows.sort((a, b) => (a.arrival < b.arrival ? -1 : 1)).map(fromRow);
 }
 
 export async function finishNotification(
@@ -145,7 +147,7 @@ export async function listNotificationsForPayment(
 ): Promise<StoredNotification[]> {
   const rows = await q.query<NotificationRow>(
     `SELECT * FROM provider_notifications WHERE merchant_id = $1 AND environment = $2 AND payment_id = $3
-     ORDER BY received_at, id`,
+     ORDER BY arrival`,
     [merchantId, environment, paymentId],
   );
   return rows.map(fromRow);

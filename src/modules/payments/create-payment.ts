@@ -318,6 +318,12 @@ export async function drive(
           },
           'provider did not issue instructions',
         );
+        if (outcome.kind === 'unknown' && candidates.every((c) => tried.has(c.connector))) {
+          // No other candidate. The provider may have made the charge, so the attempt stays
+          // started: the next run (a retry with the same key, or the completer) re-sends the same
+          // attempt id and gets that charge instead of leaving it orphaned.
+          break;
+        }
         const failed = attempt;
         await withLease(deps, scope, leaseToken, (tx) =>
           markAttemptFailed(tx, { id: failed.id, errorCode: outcome.code, errorMessage: outcome.message, now: deps.clock.now() }),

@@ -40,8 +40,12 @@ export function registerCancelPayment(app: FastifyInstance, deps: ChannelRouteDe
             Type.String({ description: '1-255 printable ASCII characters; see docs/idempotency.md.' }),
           ),
         }),
-        body: Type.Optional(CancelBodySchema),
+        body: CancelBodySchema,
         response: { 200: Type.Ref(PaymentSchema), ...errorResponses },
+      },
+      // The body is optional (`curl -X POST …/cancel` sends none): no body means `{}`.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
       },
     },
     async (request, reply) => {
@@ -53,7 +57,7 @@ export function registerCancelPayment(app: FastifyInstance, deps: ChannelRouteDe
         deps.cancelPayment,
         principal,
         id,
-        { cancellationReason: request.body?.cancellation_reason ?? null },
+        { cancellationReason: request.body.cancellation_reason ?? null },
         idempotencyKey,
       );
       if (result.kind === 'failure') {
