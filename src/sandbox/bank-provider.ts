@@ -49,6 +49,7 @@ export const bankDialect: ProviderDialect = {
   instruments: SANDBOX_BANKS.map(({ code, name }) => ({ code, name })),
   acceptsPartialPayment: true,
   acceptsOverpayment: true,
+  declineAmount: 66_666n,
   supportsRefund: true,
   feeMinor: (gross) => (gross < FLAT_FEE_MINOR ? gross : FLAT_FEE_MINOR),
 

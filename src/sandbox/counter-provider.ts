@@ -55,6 +55,7 @@ export const counterDialect: ProviderDialect = {
   instruments: SANDBOX_PARTNERS.map(({ code, name }) => ({ code, name })),
   acceptsPartialPayment: false,
   acceptsOverpayment: false,
+  declineAmount: 44_444n,
   supportsRefund: false,
   feeMinor: (gross) => (gross < FLAT_FEE_MINOR ? gross : FLAT_FEE_MINOR),
 

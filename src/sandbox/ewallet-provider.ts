@@ -56,6 +56,7 @@ export const ewalletDialect: ProviderDialect = {
   instruments: SANDBOX_WALLETS,
   acceptsPartialPayment: false,
   acceptsOverpayment: false,
+  declineAmount: 55_555n,
   supportsRefund: true,
   feeMinor,
 

@@ -79,6 +79,8 @@ export interface ProviderDialect {
   acceptsPartialPayment: boolean;
   acceptsOverpayment: boolean;
   supportsRefund: boolean;
+  /** Magic amount (whole major units) this provider declines, so `auto` can be seen failing over. */
+  declineAmount: bigint;
   /** Provider fee on a settled payment (integer arithmetic only). */
   feeMinor(grossMinor: bigint): bigint;
   parseCreate(body: unknown): Parsed<CreateInput>;
@@ -107,11 +109,11 @@ export interface Faults {
 }
 
 /**
- * Magic amounts (major units, any currency where the amount is in range): a create with one of
- * these gets a scripted behaviour. docs/sandbox.md lists them.
+ * Magic amounts (whole major units, any currency where the amount is in range): a create with one
+ * of these gets a scripted behaviour. Each provider also declines its own amount (its dialect's
+ * `declineAmount`). docs/sandbox.md lists them.
  */
 export const MAGIC_AMOUNTS = {
-  decline: 66_666n,
   timeoutOnce: 77_777n,
   autoPay: 88_888n,
   autoFail: 99_999n,
@@ -205,7 +207,7 @@ export class SandboxProvider {
       return error(400, 'UNSUPPORTED_INSTRUMENT', `unknown instrument ${input.instrument}`);
     }
     const major = majorIfWhole(input.amountMinor, input.currency);
-    if (major === MAGIC_AMOUNTS.decline) return error(400, 'DECLINED', 'declined (magic amount)');
+    if (major === this.dialect.declineAmount) return error(400, 'DECLINED', 'declined (magic amount)');
 
     const fingerprint = fingerprintOf(input);
     const existingId = this.#byExternalId.get(idempotencyKey);

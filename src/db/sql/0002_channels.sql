@@ -30,6 +30,9 @@ ALTER TABLE payment_attempts ADD CONSTRAINT payment_attempts_status_check
   CHECK (status IN ('started', 'issued', 'failed', 'succeeded', 'expired', 'canceled', 'reversed'));
 
 ALTER TABLE payment_attempts
+  -- The expiry sent to the provider, fixed when the attempt is made: a re-sent attempt must be the
+  -- identical request, or the provider (rightly) refuses its idempotency key.
+  ADD COLUMN charge_expires_at timestamptz,
   -- The provider's last applied view of the charge: status word and change counter. A
   -- notification or status read with a counter not above provider_sequence is old news.
   ADD COLUMN provider_status text,

@@ -200,6 +200,7 @@ export async function createPayment(
         channel: first.channel,
         instrument: first.instrument,
         routingTrace: route.trace,
+        chargeExpiresAt: payment.expiresAt,
         now,
       });
       return undefined;
@@ -332,7 +333,10 @@ export async function drive(
       const next = candidates.find((c) => !tried.has(c.connector));
       if (next === undefined || attempt.seq >= MAX_ATTEMPTS_PER_PAYMENT) break;
       const now = deps.clock.now();
+      const nextConnector = deps.connectors.get(next.connector);
       const nextAttempt: Attempt = {
+        chargeExpiresAt:
+          nextConnector === undefined ? payment.expiresAt : addMs(now, instructionTtlMs(settings, nextConnector.capabilities)),
         id: newId('attempt', now.getTime()),
         paymentId,
         seq: attempt.seq + 1,
@@ -352,6 +356,7 @@ export async function drive(
           environment: principal.environment,
           instrument: next.instrument,
           routingTrace: trace,
+          chargeExpiresAt: nextAttempt.chargeExpiresAt ?? payment.expiresAt,
           now,
         }),
       );
@@ -425,7 +430,7 @@ async function callCreateCharge(
         referenceNo: payment.referenceNo,
         description: payment.description,
         email: payment.email,
-        expiresAt: addMs(now, instructionTtlMs(settings, connector.capabilities)),
+        expiresAt: attempt.chargeExpiresAt ?? addMs(attempt.createdAt, instructionTtlMs(settings, connector.capabilities)),
       },
       { signal, now },
     );

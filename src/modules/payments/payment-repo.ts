@@ -262,6 +262,7 @@ interface AttemptRow {
   error_code: string | null;
   error_message: string | null;
   created_at: Date;
+  charge_expires_at: Date | null;
   merchant_id: string;
   environment: Environment;
   provider_status: string | null;
@@ -304,6 +305,7 @@ function attemptFromRow(r: AttemptRow): Attempt {
     errorCode: r.error_code,
     errorMessage: r.error_message,
     createdAt: r.created_at,
+    chargeExpiresAt: r.charge_expires_at,
   };
 }
 
@@ -317,14 +319,16 @@ export interface NewAttempt {
   channel: Channel;
   instrument: string;
   routingTrace: unknown;
+  /** The expiry the provider is asked for; fixed now so that every re-send is the same request. */
+  chargeExpiresAt: Date;
   now: Date;
 }
 
 export async function insertAttempt(q: Queryable, a: NewAttempt): Promise<void> {
   await q.query(
     `INSERT INTO payment_attempts (id, payment_id, merchant_id, environment, seq, connector, channel, instrument, status,
-       routing_trace, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'started', $9, $10, $10)`,
+       routing_trace, created_at, updated_at, charge_expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'started', $9, $10, $10, $11)`,
     [
       a.id,
       a.paymentId,
@@ -336,6 +340,7 @@ export async function insertAttempt(q: Queryable, a: NewAttempt): Promise<void> 
       a.instrument,
       JSON.stringify(a.routingTrace),
       a.now,
+      a.chargeExpiresAt,
     ],
   );
 }

@@ -107,6 +107,8 @@ export interface Attempt {
   errorCode: string | null;
   errorMessage: string | null;
   createdAt: Date;
+  /** The expiry asked of the provider (null on attempts made before it was recorded). */
+  chargeExpiresAt: Date | null;
 }
 
 /** An attempt with what its provider reported (read by the lifecycle code). */
