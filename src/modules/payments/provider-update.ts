@@ -92,7 +92,22 @@ export function decideProviderUpdate(input: LifecycleInput): LifecycleDecision {
   }
 
   switch (payment.status) {
-    case 'pending':
+    case 'pending': {
+      // Paid after our expiry: the provider had expired the charge and then took a late payment,
+      // and its "expired" report has not reached us (or was overtaken). Expire first, then treat
+      // the payment as late, exactly as if the reports had arrived in order.
+      const paidLate = snapshot.paidAt !== null && snapshot.paidAt.getTime() > payment.expiresAt.getTime();
+      if (paidLate && (snapshot.status === 'paid' || snapshot.status === 'reversed')) {
+        const expired = step(payment, now, 'payment.expired', { status: 'expired', closedAt: now });
+        const rest = decideProviderUpdate({ ...input, payment: expired.after, attempt: { ...attempt, status: 'expired' } });
+        if (rest.kind !== 'apply') return rest;
+        return {
+          kind: 'apply',
+          outcome: `expired, then ${rest.outcome}`,
+          steps: [expired, ...rest.steps],
+          attempt: rest.attempt,
+        };
+      }
       switch (snapshot.status) {
         case 'pending':
           return recordOnly('no change: pending');
@@ -134,6 +149,7 @@ export function decideProviderUpdate(input: LifecycleInput): LifecycleDecision {
         }
       }
       break;
+    }
     case 'succeeded':
       if (snapshot.status === 'reversed') {
         return apply(input, 'applied: reversed', [step(payment, now, 'payment.reversed', { status: 'reversed', closedAt: now })]);
