@@ -6,6 +6,11 @@ import { MigrationError } from '../db/migrate.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
 import { listMerchants } from '../modules/merchants/merchant-repo.ts';
+import {
+  parseMerchantSettings,
+  readMerchantSettingsDocument,
+  saveMerchantSettings,
+} from '../modules/merchants/merchant-settings.ts';
 import { createMerchantService } from '../modules/merchants/merchant-service.ts';
 import { openRuntime, type Runtime } from '../runtime.ts';
 
@@ -17,6 +22,8 @@ const USAGE = `Usage: tributary <command> [options]
 
   merchants create --name NAME [--json]         create a merchant with a sandbox and a production key
   merchants list [--json]
+  merchants settings MER_ID [--set JSON] [--json] show (or replace) settings: late_payment_policy,
+                                                 instruction_ttl_seconds, routing (docs/payments.md)
   keys create --merchant MER_ID --environment sandbox|production [--json]
   keys list --merchant MER_ID [--json]
   keys revoke KEY_ID [--json]
@@ -47,6 +54,7 @@ async function run(argv: string[]): Promise<void> {
       merchant: { type: 'string' },
       environment: { type: 'string' },
       'overlap-hours': { type: 'string' },
+      set: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -85,6 +93,37 @@ async function run(argv: string[]): Promise<void> {
           list.map((m) => ({ id: m.id, name: m.name, api_version: m.apiVersion, created_at: iso(m.createdAt) })),
           list.map((m) => `${m.id}  ${m.name}`).join('\n') || 'no merchants',
         );
+        return;
+      }
+      case 'merchants settings': {
+        if (arg === undefined) throw new UsageError('merchants settings MER_ID [--set JSON]');
+        if (values.set !== undefined) {
+          let document: unknown;
+          try {
+            document = JSON.parse(values.set);
+          } catch {
+            throw new UsageError('--set must be a JSON object');
+          }
+          if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+            throw new UsageError('--set must be a JSON object');
+          }
+          if (!(await saveMerchantSettings(runtime.store, arg, document as Record<string, unknown>))) {
+            throw new UsageError(`no merchant ${arg}`);
+          }
+        }
+        const stored = await readMerchantSettingsDocument(runtime.store, arg);
+        if (stored === undefined) throw new UsageError(`no merchant ${arg}`);
+        const effective = parseMerchantSettings(stored);
+        const view = {
+          id: arg,
+          settings: stored,
+          effective: {
+            late_payment_policy: effective.latePaymentPolicy,
+            instruction_ttl_ms: effective.instructionTtlMs,
+            routing: effective.routing,
+          },
+        };
+        print(json, view, JSON.stringify(view, null, 2));
         return;
       }
       case 'keys create': {

@@ -90,6 +90,15 @@ export async function findMerchantSettings(q: Queryable, merchantId: string): Pr
   return parseMerchantSettings(rows[0]?.settings);
 }
 
+/** The stored settings document as it is (undefined: no such merchant). */
+export async function readMerchantSettingsDocument(
+  q: Queryable,
+  merchantId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const rows = await q.query<{ settings: Record<string, unknown> }>('SELECT settings FROM merchants WHERE id = $1', [merchantId]);
+  return rows[0]?.settings;
+}
+
 /** Replaces the merchant's settings document (the CLI's `merchants settings --set`). */
 export async function saveMerchantSettings(
   q: Queryable,
