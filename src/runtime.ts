@@ -70,6 +70,11 @@ export function builtInConnectors(options: BuiltInConnectorOptions): Connector[]
   ];
 }
 
+/** The sandbox providers' master secret: SANDBOX_PROVIDER_SECRET, else the deployment secret. */
+export function sandboxMasterSecret(config: Config, deploymentSecret: string): string {
+  return config.sandboxProviderSecret ?? deploymentSecret;
+}
+
 /** Where this process is reachable on loopback (the embedded providers and their callbacks live there). */
 export function loopbackBaseUrl(config: Pick<Config, 'host' | 'port'>): string {
   const wildcard = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
@@ -82,7 +87,7 @@ export function loopbackBaseUrl(config: Pick<Config, 'host' | 'port'>): string {
  * TRIBUTARY_SECRET (every process must share it). On the embedded store it is generated once into
  * DATA_DIR/secret.key (mode 0600) so that `npm start` needs no setup.
  */
-function resolveSecret(config: Config): string {
+export function resolveSecret(config: Config): string {
   if (config.secret !== undefined) return config.secret;
   if (config.databaseUrl !== undefined) {
     throw new ConfigError(
@@ -112,7 +117,7 @@ export async function openStore(config: Config, owner: string, log: Logger): Pro
 
 export async function openRuntime(config: Config, owner: string, log: Logger): Promise<Runtime> {
   const secret = resolveSecret(config);
-  const sandboxSecret = config.sandboxProviderSecret ?? secret;
+  const sandboxSecret = sandboxMasterSecret(config, secret);
   const sandboxBaseUrl = config.sandboxProviderUrl ?? `${loopbackBaseUrl(config)}${SANDBOX_PROVIDERS_PREFIX}`;
   const connectors = new ConnectorRegistry(
     builtInConnectors({ sandboxBaseUrl: () => sandboxBaseUrl, sandboxSecret, log }),

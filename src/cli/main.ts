@@ -12,7 +12,8 @@ import {
   saveMerchantSettings,
 } from '../modules/merchants/merchant-settings.ts';
 import { createMerchantService } from '../modules/merchants/merchant-service.ts';
-import { openRuntime, type Runtime } from '../runtime.ts';
+import { BUILT_IN_CAPABILITIES, openRuntime, resolveSecret, type Runtime, sandboxMasterSecret } from '../runtime.ts';
+import { sandboxCredentials } from '../sandbox/sandbox-secrets.ts';
 
 /**
  * `npx tributary …`: the operator's tool. It opens the same store the server uses (on the
@@ -28,6 +29,7 @@ const USAGE = `Usage: tributary <command> [options]
   keys list --merchant MER_ID [--json]
   keys revoke KEY_ID [--json]
   keys roll KEY_ID [--overlap-hours N] [--json]  new key now, old one expires after N hours (default 24)
+  sandbox keys [--json]                          the sandbox providers' API keys (for their control API, docs/sandbox.md)
   migrate                                        apply pending migrations and exit
 
 Configuration comes from the environment (DATA_DIR, DATABASE_URL, TRIBUTARY_SECRET); see README.`;
@@ -65,6 +67,21 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
+  if (`${group} ${action ?? ''}`.trim() === 'sandbox keys') {
+    // Needs only the secret, not the store: works while an embedded server holds DATA_DIR.
+    const master = sandboxMasterSecret(config, resolveSecret(config));
+    const keys = Object.fromEntries(
+      BUILT_IN_CAPABILITIES.filter((c) => c.simulator).map((c) => [c.connector, sandboxCredentials(master, c.connector).apiKey]),
+    );
+    print(
+      values.json,
+      keys,
+      Object.entries(keys)
+        .map(([connector, key]) => `${connector.padEnd(16)} ${key}`)
+        .join('\n'),
+    );
+    return;
+  }
   const log = createLogger(process.env['LOG_LEVEL'] ?? 'warn');
   const runtime: Runtime = await openRuntime(config, 'cli', log);
   try {
