@@ -1,10 +1,10 @@
 import { digitsFrom } from './deterministic.ts';
 import {
   type CreateInput,
+  exactAmountStatusWords,
   type Parsed,
   type ProviderDialect,
   type SandboxCharge,
-  type SandboxChargeState,
   parseCurrency,
   parseDate,
   parseMetadata,
@@ -21,25 +21,14 @@ export const SANDBOX_PARTNERS = [
   { code: 'INDOMARET', name: 'Indomaret (sandbox)', outlets: ['Indomaret', 'Ceriamart'] },
 ] as const;
 
-function status(state: SandboxChargeState): string {
-  switch (state) {
-    case 'active':
-      return 'ACTIVE';
-    case 'paid':
-      return 'COMPLETED';
-    case 'failed':
-      return 'FAILED';
-    case 'expired':
-      return 'EXPIRED';
-    case 'closed':
-      return 'CANCELLED';
-    case 'reversed':
-      return 'REVERSED';
-    case 'partially_paid':
-      // Unreachable: the engine refuses partial payments when acceptsPartialPayment is false.
-      throw new Error('a counter payment code is never partially paid');
-  }
-}
+const status = exactAmountStatusWords({
+  active: 'ACTIVE',
+  paid: 'COMPLETED',
+  failed: 'FAILED',
+  expired: 'EXPIRED',
+  closed: 'CANCELLED',
+  reversed: 'REVERSED',
+});
 
 /** Flat fee per paid code. */
 const FLAT_FEE_MINOR = 500_000n;

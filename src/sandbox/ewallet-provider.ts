@@ -1,10 +1,10 @@
 import { digitsFrom, tokenFrom } from './deterministic.ts';
 import {
   type CreateInput,
+  exactAmountStatusWords,
   type Parsed,
   type ProviderDialect,
   type SandboxCharge,
-  type SandboxChargeState,
   parseCurrency,
   parseDate,
   parseMetadata,
@@ -22,25 +22,14 @@ export const SANDBOX_WALLETS = [
   { code: 'GCASH', name: 'GCash (sandbox)' },
 ] as const;
 
-function status(state: SandboxChargeState): string {
-  switch (state) {
-    case 'active':
-      return 'PENDING';
-    case 'paid':
-      return 'SUCCEEDED';
-    case 'failed':
-      return 'FAILED';
-    case 'expired':
-      return 'EXPIRED';
-    case 'closed':
-      return 'VOIDED';
-    case 'reversed':
-      return 'REVERSED';
-    case 'partially_paid':
-      // Unreachable: the engine refuses partial payments when acceptsPartialPayment is false.
-      throw new Error('an e-wallet charge is never partially paid');
-  }
-}
+const status = exactAmountStatusWords({
+  active: 'PENDING',
+  paid: 'SUCCEEDED',
+  failed: 'FAILED',
+  expired: 'EXPIRED',
+  closed: 'VOIDED',
+  reversed: 'REVERSED',
+});
 
 /** 1.5 % of the gross, rounded half up, in integer arithmetic. */
 const feeMinor = (gross: bigint) => (gross * 15n + 500n) / 1000n;

@@ -532,24 +532,22 @@ export class SandboxProvider {
   }
 
   #takeFault(kind: 'create' | 'query' | 'close'): FaultSpec | undefined {
-    const fault = this.faults[kind];
-    if (fault === undefined) return undefined;
-    if (fault.remaining !== undefined) {
-      if (fault.remaining <= 0) return undefined;
-      fault.remaining -= 1;
-    }
-    return fault;
+    return consume(this.faults[kind]);
   }
 
   #takeNotificationFault(): NotificationFault | undefined {
-    const fault = this.faults.notifications;
-    if (fault === undefined) return undefined;
-    if (fault.remaining !== undefined) {
-      if (fault.remaining <= 0) return undefined;
-      fault.remaining -= 1;
-    }
-    return fault;
+    return consume(this.faults.notifications);
   }
+}
+
+/** A fault applies while it has calls left (or always, without a count); each use spends one. */
+function consume<F extends { remaining?: number }>(fault: F | undefined): F | undefined {
+  if (fault === undefined) return undefined;
+  if (fault.remaining !== undefined) {
+    if (fault.remaining <= 0) return undefined;
+    fault.remaining -= 1;
+  }
+  return fault;
 }
 
 function withFault(reply: ProviderReply, fault: FaultSpec | undefined): ProviderReply {
@@ -596,6 +594,19 @@ function majorIfWhole(amountMinor: bigint, currency: CurrencyCode): bigint | und
 export function parseMinor(value: unknown): bigint | undefined {
   if (typeof value !== 'string' || !/^\d{1,18}$/.test(value)) return undefined;
   return BigInt(value);
+}
+
+/**
+ * The status words of a provider that takes the exact amount only: it has no word for a partial
+ * payment because the engine never produces one for it (acceptsPartialPayment: false).
+ */
+export function exactAmountStatusWords(
+  words: Readonly<Record<Exclude<SandboxChargeState, 'partially_paid'>, string>>,
+): (state: SandboxChargeState) => string {
+  return (state) => {
+    if (state === 'partially_paid') throw new Error('unreachable: this provider never takes a partial payment');
+    return words[state];
+  };
 }
 
 export function parseCurrency(value: unknown): CurrencyCode | undefined {

@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { Connector } from '../../src/connectors/core/connector.ts';
@@ -14,6 +16,7 @@ import { processDueNotifications } from '../../src/modules/notifications/process
 import type { CreatePaymentDeps } from '../../src/modules/payments/create-payment.ts';
 import { ConnectorHealthTracker } from '../../src/modules/routing/connector-health.ts';
 import { builtInConnectors } from '../../src/runtime.ts';
+import type { SandboxProvider } from '../../src/sandbox/provider-engine.ts';
 import { createSandboxProviders, SANDBOX_PROVIDERS_PREFIX, type SandboxProviders } from '../../src/sandbox/sandbox-providers.ts';
 import { openTestStore, type TestStore } from './test-store.ts';
 
@@ -46,6 +49,13 @@ export interface TestApp {
   baseUrl: string;
   /** Sends the providers' due notifications and processes them, until nothing is left (bounded). */
   deliverNotifications(): Promise<{ sent: number; processed: number }>;
+  /** The sandbox provider behind a connector (tests set its faults, or make it act). */
+  provider(connector: 'sandbox_bank' | 'sandbox_ewallet' | 'sandbox_counter'): SandboxProvider;
+  /** GET /payment/{id} as merchant A (sandbox), parsed. */
+  payment(id: unknown): Promise<Record<string, unknown>>;
+  /** The payment's events in version order, as `type@version` / as types only. */
+  eventTrail(id: unknown): Promise<string[]>;
+  eventTypes(id: unknown): Promise<string[]>;
   /** Runs the expiry sweeper / status sync once, as the jobs do. */
   sweepExpired(): Promise<number>;
   syncStatuses(): Promise<number>;
@@ -181,6 +191,29 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       }
       return { sent, processed };
     },
+    provider(connector) {
+      const provider = providers.byConnector(connector);
+      assert.ok(provider, `no sandbox provider for ${connector}`);
+      return provider;
+    },
+    async payment(id) {
+      return json(
+        await app.inject({ method: 'GET', url: `/payment/${String(id)}`, headers: { authorization: `Bearer ${a.sandboxKey}` } }),
+      );
+    },
+    async eventTrail(id) {
+      const rows = await store.query<{ type: string; object_version: number }>(
+        'SELECT type, object_version FROM events WHERE object_id = $1 ORDER BY object_version',
+        [id],
+      );
+      return rows.map((e) => `${e.type}@${e.object_version}`);
+    },
+    async eventTypes(id) {
+      const rows = await store.query<{ type: string }>('SELECT type FROM events WHERE object_id = $1 ORDER BY object_version', [
+        id,
+      ]);
+      return rows.map((e) => e.type);
+    },
     sweepExpired: () => sweepExpired(lifecycle, 100),
     syncStatuses: () => syncDueAttempts({ ...lifecycle, statusSyncDelayMs: STATUS_SYNC_DELAY_MS, health }, 100),
     async call(method, url, opts = {}) {
@@ -202,6 +235,23 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       if (options.testStore === undefined) await testStore.close();
     },
   };
+}
+
+/** The start time of suites that use appForSuite (any fixed instant works; tests move the clock). */
+export const SUITE_START = new Date('2026-11-21T10:00:00Z');
+
+/**
+ * One app per `describe` block, with its own ManualClock: created before the block's tests,
+ * closed after them. Read `ctx.t` and `ctx.clock` inside tests.
+ */
+export function appForSuite(options: Omit<TestAppOptions, 'clock'> = {}): { readonly t: TestApp; readonly clock: ManualClock } {
+  const ctx = {} as { t: TestApp; clock: ManualClock };
+  before(async () => {
+    ctx.clock = new ManualClock(SUITE_START);
+    ctx.t = await createTestApp({ ...options, clock: ctx.clock });
+  });
+  after(() => ctx.t.close());
+  return ctx;
 }
 
 let counter = 0;

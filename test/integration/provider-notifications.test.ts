@@ -1,50 +1,31 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/lib/clock.ts';
+import { describe, it } from 'node:test';
 import { signatureHeader } from '../../src/lib/hmac-signature.ts';
 import { sandboxCredentials } from '../../src/sandbox/sandbox-secrets.ts';
-import { createTestApp, json, quickStart, TEST_SECRET, type TestApp } from '../harness/test-app.ts';
+import { TEST_SECRET, appForSuite, json, quickStart } from '../harness/test-app.ts';
 
 /**
  * POST /provider/{connector}/callback: forged, tampered, unsigned and replayed notifications are
  * refused and change nothing; duplicates and out-of-order deliveries change nothing twice.
  */
 describe('inbound provider notifications', () => {
-  let t: TestApp;
-  let clock: ManualClock;
-  before(async () => {
-    clock = new ManualClock(new Date('2026-11-21T10:00:00Z'));
-    t = await createTestApp({ clock });
-  });
-  after(() => t.close());
+  const ctx = appForSuite();
 
-  const bank = () => {
-    const p = t.providers.byConnector('sandbox_bank');
-    assert.ok(p);
-    return p;
-  };
+  const bank = () => ctx.t.provider('sandbox_bank');
   const createBank = async (amount = 150000) => {
-    const res = await t.call('POST', '/payment/create', { body: quickStart({ channel: 'bank', amount }) });
+    const res = await ctx.t.call('POST', '/payment/create', { body: quickStart({ channel: 'bank', amount }) });
     assert.equal(res.statusCode, 201, res.body);
     const p = json(res);
-    const rows = await t.testStore.store.query<{ provider_reference: string }>(
+    const rows = await ctx.t.testStore.store.query<{ provider_reference: string }>(
       'SELECT provider_reference FROM payment_attempts WHERE payment_id = $1',
       [p['id']],
     );
     return { id: String(p['id']), reference: String(rows[0]?.provider_reference) };
   };
-  const get = async (id: string) => json(await t.call('GET', `/payment/${id}`));
-  const events = async (id: string) =>
-    (
-      await t.testStore.store.query<{ type: string; object_version: number }>(
-        'SELECT type, object_version FROM events WHERE object_id = $1 ORDER BY object_version',
-        [id],
-      )
-    ).map((e) => `${e.type}@${e.object_version}`);
   const storedCount = async () =>
-    (await t.testStore.store.query<{ n: bigint }>('SELECT count(*) AS n FROM provider_notifications'))[0]?.n;
+    (await ctx.t.testStore.store.query<{ n: bigint }>('SELECT count(*) AS n FROM provider_notifications'))[0]?.n;
   const post = (connector: string, body: string, headers: Record<string, string>) =>
-    t.app.inject({
+    ctx.t.app.inject({
       method: 'POST',
       url: `/provider/${connector}/callback`,
       payload: body,
@@ -60,7 +41,7 @@ describe('inbound provider notifications', () => {
     return JSON.stringify({
       id: `sbva_evt_test_${String(charge['version'])}`,
       event: 'virtual_account.status_changed',
-      created: clock.now().toISOString(),
+      created: ctx.clock.now().toISOString(),
       data: charge,
     });
   };
@@ -72,13 +53,13 @@ describe('inbound provider notifications', () => {
     const genuine = sandboxCredentials(TEST_SECRET, 'sandbox_bank').webhookSecret;
     const foreign = sandboxCredentials('someone-else-someone-else-0000001', 'sandbox_bank').webhookSecret;
 
-    const forged = await post('sandbox_bank', body, { 'x-sandbox-signature': signatureHeader(foreign, body, clock.now()) });
+    const forged = await post('sandbox_bank', body, { 'x-sandbox-signature': signatureHeader(foreign, body, ctx.clock.now()) });
     assert.equal(forged.statusCode, 401);
     assert.equal(json(forged)['code'], 'invalid_signature');
     assert.deepEqual(json(forged)['details'], [{ issue: 'bad_signature' }]);
 
     const tampered = await post('sandbox_bank', body.replace('"paid_amount":"150000"', '"paid_amount":"950000"'), {
-      'x-sandbox-signature': signatureHeader(genuine, body, clock.now()),
+      'x-sandbox-signature': signatureHeader(genuine, body, ctx.clock.now()),
     });
     assert.equal(tampered.statusCode, 401);
 
@@ -87,28 +68,28 @@ describe('inbound provider notifications', () => {
     assert.deepEqual(json(unsigned)['details'], [{ issue: 'missing_signature' }]);
 
     const wrongConnector = await post('sandbox_ewallet', body, {
-      'x-ewallet-signature': signatureHeader(genuine, body, clock.now()),
+      'x-ewallet-signature': signatureHeader(genuine, body, ctx.clock.now()),
     });
     assert.equal(wrongConnector.statusCode, 401, 'each connector has its own secret');
 
     assert.equal(await storedCount(), before);
-    await t.deliverNotifications();
-    assert.equal((await get(id))['status'], 'pending');
-    assert.deepEqual(await events(id), ['payment.pending@2']);
+    await ctx.t.deliverNotifications();
+    assert.equal((await ctx.t.payment(id))['status'], 'pending');
+    assert.deepEqual(await ctx.t.eventTrail(id), ['payment.pending@2']);
 
     // The same bytes, signed with the right secret, are accepted: the refusals above were about the signature.
-    const ok = await post('sandbox_bank', body, { 'x-sandbox-signature': signatureHeader(genuine, body, clock.now()) });
+    const ok = await post('sandbox_bank', body, { 'x-sandbox-signature': signatureHeader(genuine, body, ctx.clock.now()) });
     assert.equal(ok.statusCode, 200, ok.body);
-    await t.deliverNotifications();
-    assert.equal((await get(id))['status'], 'succeeded');
+    await ctx.t.deliverNotifications();
+    assert.equal((await ctx.t.payment(id))['status'], 'succeeded');
   });
 
   it('acknowledges a replay within the window as a duplicate and refuses one after it; neither changes anything', async () => {
     const { id, reference } = await createBank();
     bank().simulate(reference, 'pay', undefined);
-    await t.deliverNotifications();
-    assert.equal((await get(id))['version'], 3);
-    const stored = await t.testStore.store.query<{ raw_body: string; headers: Record<string, string> }>(
+    await ctx.t.deliverNotifications();
+    assert.equal((await ctx.t.payment(id))['version'], 3);
+    const stored = await ctx.t.testStore.store.query<{ raw_body: string; headers: Record<string, string> }>(
       'SELECT raw_body, headers FROM provider_notifications WHERE payment_id = $1',
       [id],
     );
@@ -121,14 +102,14 @@ describe('inbound provider notifications', () => {
     assert.equal(replay.statusCode, 200);
     assert.equal(json(replay)['duplicate'], true);
 
-    clock.advance(301_000);
+    ctx.clock.advance(301_000);
     const late = await post('sandbox_bank', original.raw_body, { 'x-sandbox-signature': signature });
     assert.equal(late.statusCode, 401);
     assert.deepEqual(json(late)['details'], [{ issue: 'stale_timestamp' }]);
 
-    await t.deliverNotifications();
-    assert.equal((await get(id))['version'], 3);
-    assert.deepEqual(await events(id), ['payment.pending@2', 'payment.succeeded@3']);
+    await ctx.t.deliverNotifications();
+    assert.equal((await ctx.t.payment(id))['version'], 3);
+    assert.deepEqual(await ctx.t.eventTrail(id), ['payment.pending@2', 'payment.succeeded@3']);
   });
 
   it('answers 404 for an unknown connector and 400 for a signed but unreadable body', async () => {
@@ -136,7 +117,9 @@ describe('inbound provider notifications', () => {
     const unknown = await post('no_such_connector', body, {});
     assert.equal(unknown.statusCode, 404);
     const secret = sandboxCredentials(TEST_SECRET, 'sandbox_bank').webhookSecret;
-    const unreadable = await post('sandbox_bank', body, { 'x-sandbox-signature': signatureHeader(secret, body, clock.now()) });
+    const unreadable = await post('sandbox_bank', body, {
+      'x-sandbox-signature': signatureHeader(secret, body, ctx.clock.now()),
+    });
     assert.equal(unreadable.statusCode, 400);
     assert.equal(json(unreadable)['code'], 'invalid_request');
   });
@@ -145,12 +128,12 @@ describe('inbound provider notifications', () => {
     const { id, reference } = await createBank();
     bank().faults = { notifications: { mode: 'duplicate', remaining: 1 } };
     bank().simulate(reference, 'pay', undefined);
-    const delivered = await t.deliverNotifications();
+    const delivered = await ctx.t.deliverNotifications();
     assert.equal(delivered.sent, 2, 'the provider sent the same event twice');
-    const rows = await t.testStore.store.query('SELECT 1 FROM provider_notifications WHERE payment_id = $1', [id]);
+    const rows = await ctx.t.testStore.store.query('SELECT 1 FROM provider_notifications WHERE payment_id = $1', [id]);
     assert.equal(rows.length, 1, 'stored once');
-    assert.equal((await get(id))['version'], 3);
-    assert.deepEqual(await events(id), ['payment.pending@2', 'payment.succeeded@3']);
+    assert.equal((await ctx.t.payment(id))['version'], 3);
+    assert.deepEqual(await ctx.t.eventTrail(id), ['payment.pending@2', 'payment.succeeded@3']);
   });
 
   it('out of order: "reversed" overtaking "paid" ends at reversed through succeeded; the late "paid" is stale', async () => {
@@ -160,12 +143,12 @@ describe('inbound provider notifications', () => {
     bank().simulate(reference, 'reverse', undefined);
     bank().faults = {};
     assert.equal(bank().release('reverse'), 2);
-    await t.deliverNotifications();
-    const p = await get(id);
+    await ctx.t.deliverNotifications();
+    const p = await ctx.t.payment(id);
     assert.equal(p['status'], 'reversed');
     assert.equal(p['version'], 4);
-    assert.deepEqual(await events(id), ['payment.pending@2', 'payment.succeeded@3', 'payment.reversed@4']);
-    const outcomes = await t.testStore.store.query<{ status: string; outcome: string }>(
+    assert.deepEqual(await ctx.t.eventTrail(id), ['payment.pending@2', 'payment.succeeded@3', 'payment.reversed@4']);
+    const outcomes = await ctx.t.testStore.store.query<{ status: string; outcome: string }>(
       'SELECT status, outcome FROM provider_notifications WHERE payment_id = $1 ORDER BY arrival',
       [id],
     );
@@ -183,22 +166,22 @@ describe('inbound provider notifications', () => {
     bank().simulate(reference, 'pay', 10_000_000n);
     bank().faults = {};
     bank().release('reverse');
-    await t.deliverNotifications();
-    const p = await get(id);
+    await ctx.t.deliverNotifications();
+    const p = await ctx.t.payment(id);
     assert.equal(p['status'], 'succeeded');
     assert.equal(p['amount_paid'], 150000);
-    assert.deepEqual(await events(id), ['payment.pending@2', 'payment.succeeded@3']);
+    assert.deepEqual(await ctx.t.eventTrail(id), ['payment.pending@2', 'payment.succeeded@3']);
   });
 
   it('a notification for a payment still being created waits, then applies', async () => {
     // The provider answers the create slowly, but has already made the charge and (magic amount
     // 88,888) had it paid: its notification arrives before our transaction 2.
     bank().faults = { create: { mode: 'latency', latencyMs: 400, remaining: 1 } };
-    const creating = t.call('POST', '/payment/create', { body: quickStart({ channel: 'bank', amount: 88888 }) });
+    const creating = ctx.t.call('POST', '/payment/create', { body: quickStart({ channel: 'bank', amount: 88888 }) });
     for (let i = 0; i < 10_000 && bank().pendingNotifications === 0; i += 1) await new Promise((r) => setImmediate(r));
     assert.equal(bank().pendingNotifications, 1);
-    await t.deliverNotifications();
-    const waiting = await t.testStore.store.query<{ status: string; outcome: string; payment_id: string | null }>(
+    await ctx.t.deliverNotifications();
+    const waiting = await ctx.t.testStore.store.query<{ status: string; outcome: string; payment_id: string | null }>(
       "SELECT status, outcome, payment_id FROM provider_notifications WHERE outcome LIKE 'deferred%'",
     );
     assert.equal(waiting.length, 1);
@@ -206,10 +189,10 @@ describe('inbound provider notifications', () => {
     const created = await creating;
     assert.equal(created.statusCode, 201, created.body);
     const id = String(json(created)['id']);
-    assert.equal((await get(id))['status'], 'pending');
-    clock.advance(2_000); // the deferred notification's next try
-    await t.deliverNotifications();
-    assert.equal((await get(id))['status'], 'succeeded');
-    assert.deepEqual(await events(id), ['payment.pending@2', 'payment.succeeded@3']);
+    assert.equal((await ctx.t.payment(id))['status'], 'pending');
+    ctx.clock.advance(2_000); // the deferred notification's next try
+    await ctx.t.deliverNotifications();
+    assert.equal((await ctx.t.payment(id))['status'], 'succeeded');
+    assert.deepEqual(await ctx.t.eventTrail(id), ['payment.pending@2', 'payment.succeeded@3']);
   });
 });

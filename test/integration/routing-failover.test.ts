@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/lib/clock.ts';
+import { describe, it } from 'node:test';
 import { saveMerchantSettings } from '../../src/modules/merchants/merchant-settings.ts';
-import { createTestApp, json, quickStart, type TestApp } from '../harness/test-app.ts';
+import { appForSuite, json, quickStart } from '../harness/test-app.ts';
 
 /**
  * `channel: auto` through the routing engine, with failover from a failing connector to the next
@@ -10,26 +9,16 @@ import { createTestApp, json, quickStart, type TestApp } from '../harness/test-a
  * connector health.
  */
 describe('routing and failover', () => {
-  let t: TestApp;
-  let clock: ManualClock;
-  before(async () => {
-    clock = new ManualClock(new Date('2026-11-21T10:00:00Z'));
-    t = await createTestApp({ clock, connectorHttp: { retryBackoffMs: 0, maxRetries: 1 } });
-  });
-  after(() => t.close());
+  const ctx = appForSuite({ connectorHttp: { retryBackoffMs: 0, maxRetries: 1 } });
 
   type Routing = {
     candidates: { connector: string; instrument: string }[];
     trace: { connector: string; decision: string; reason: string; rank?: number }[];
     attempts: { connector: string; status: string; error_code: string | null }[];
   };
-  const bank = () => {
-    const p = t.providers.byConnector('sandbox_bank');
-    assert.ok(p);
-    return p;
-  };
+  const bank = () => ctx.t.provider('sandbox_bank');
   const create = async (body: Record<string, unknown>) => {
-    const res = await t.call('POST', '/payment/create', { body });
+    const res = await ctx.t.call('POST', '/payment/create', { body });
     assert.equal(res.statusCode, 201, res.body);
     return json(res);
   };
@@ -58,13 +47,13 @@ describe('routing and failover', () => {
         ['sandbox_ewallet', 'issued', null],
       ],
     );
-    const attempts = await t.testStore.store.query<{ connector: string; routing_trace: Routing['trace'] }>(
+    const attempts = await ctx.t.testStore.store.query<{ connector: string; routing_trace: Routing['trace'] }>(
       'SELECT connector, routing_trace FROM payment_attempts WHERE payment_id = $1 ORDER BY seq',
       [p['id']],
     );
     assert.equal(attempts.length, 2);
     for (const a of attempts) assert.deepEqual(a.routing_trace, routing.trace, `trace stored on the ${a.connector} attempt`);
-    assert.deepEqual(json(await t.call('GET', `/payment/${String(p['id'])}`))['routing'], routing);
+    assert.deepEqual(json(await ctx.t.call('GET', `/payment/${String(p['id'])}`))['routing'], routing);
   });
 
   it('fails over on a definite decline too (magic amount 66,666)', async () => {
@@ -101,14 +90,14 @@ describe('routing and failover', () => {
       ['sandbox_ewallet'],
       'no call to the demoted bank',
     );
-    clock.advance(60_000);
+    ctx.clock.advance(60_000);
     const recovered = await create(quickStart());
     assert.equal(recovered['channel'], 'bank', 'tried in its place again after the cool-down; it answers');
-    assert.equal(t.health.snapshot(clock.now())['sandbox_bank']?.state, 'healthy');
+    assert.equal(ctx.t.health.snapshot(ctx.clock.now())['sandbox_bank']?.state, 'healthy');
   });
 
   it('follows merchant preferences: channel order, instrument, excluded connectors', async () => {
-    await saveMerchantSettings(t.testStore.store, t.a.id, {
+    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {
       routing: { channel_order: ['counter'], instruments: { sandbox_counter: 'INDOMARET', sandbox_bank: 'NOPE' } },
     });
     const p = await create(quickStart());
@@ -124,27 +113,27 @@ describe('routing and failover', () => {
       /preferred instrument NOPE not offered; using BCA/,
     );
 
-    await saveMerchantSettings(t.testStore.store, t.a.id, {
+    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {
       routing: { excluded_connectors: ['sandbox_bank', 'sandbox_ewallet', 'sandbox_counter'] },
     });
-    const refused = await t.call('POST', '/payment/create', { body: quickStart() });
+    const refused = await ctx.t.call('POST', '/payment/create', { body: quickStart() });
     assert.equal(refused.statusCode, 422);
     assert.equal(json(refused)['code'], 'channel_unavailable');
     // Merchant B's settings are its own.
-    assert.equal((await t.call('POST', '/payment/create', { body: quickStart(), key: t.b.sandboxKey })).statusCode, 201);
-    await saveMerchantSettings(t.testStore.store, t.a.id, {});
+    assert.equal((await ctx.t.call('POST', '/payment/create', { body: quickStart(), key: ctx.t.b.sandboxKey })).statusCode, 201);
+    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {});
   });
 
   it('takes the instruction expiry from merchant settings, clamped to the connector bounds', async () => {
-    await saveMerchantSettings(t.testStore.store, t.a.id, { instruction_ttl_seconds: { bank: 3_600, ewallet: 60 } });
+    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, { instruction_ttl_seconds: { bank: 3_600, ewallet: 60 } });
     const bankPayment = await create(quickStart({ channel: 'bank' }));
-    assert.equal(Date.parse(String(bankPayment['expires_at'])) - clock.now().getTime(), 3_600_000);
+    assert.equal(Date.parse(String(bankPayment['expires_at'])) - ctx.clock.now().getTime(), 3_600_000);
     const wallet = await create(quickStart({ channel: 'ewallet' }));
     assert.equal(
-      Date.parse(String(wallet['expires_at'])) - clock.now().getTime(),
+      Date.parse(String(wallet['expires_at'])) - ctx.clock.now().getTime(),
       5 * 60_000,
       'below the minimum: clamped to 5 min',
     );
-    await saveMerchantSettings(t.testStore.store, t.a.id, {});
+    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {});
   });
 });

@@ -1,33 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/lib/clock.ts';
-import { createTestApp, json, quickStart, type TestApp } from '../harness/test-app.ts';
+import { describe, it } from 'node:test';
+import { appForSuite, json, quickStart } from '../harness/test-app.ts';
 
 /** POST /sandbox/payment/{id}/simulate: every outcome, amounts, magic amounts, refusals. */
 describe('POST /sandbox/payment/{id}/simulate', () => {
-  let t: TestApp;
-  let clock: ManualClock;
-  before(async () => {
-    clock = new ManualClock(new Date('2026-11-21T10:00:00Z'));
-    t = await createTestApp({ clock });
-  });
-  after(() => t.close());
+  const ctx = appForSuite();
 
   const create = async (overrides: Record<string, unknown> = {}) => {
-    const res = await t.call('POST', '/payment/create', { body: quickStart({ channel: 'bank', ...overrides }) });
+    const res = await ctx.t.call('POST', '/payment/create', { body: quickStart({ channel: 'bank', ...overrides }) });
     assert.equal(res.statusCode, 201, res.body);
     return json(res);
   };
   const simulate = (id: unknown, body: unknown, key?: string) =>
-    t.call('POST', `/sandbox/payment/${String(id)}/simulate`, { body, ...(key === undefined ? {} : { key }) });
-  const simulateRaw = (id: unknown, rawBody: string) => t.call('POST', `/sandbox/payment/${String(id)}/simulate`, { rawBody });
-  const get = async (id: unknown) => json(await t.call('GET', `/payment/${String(id)}`));
-  const types = async (id: unknown) =>
-    (
-      await t.testStore.store.query<{ type: string }>('SELECT type FROM events WHERE object_id = $1 ORDER BY object_version', [
-        id,
-      ])
-    ).map((e) => e.type);
+    ctx.t.call('POST', `/sandbox/payment/${String(id)}/simulate`, { body, ...(key === undefined ? {} : { key }) });
+  const simulateRaw = (id: unknown, rawBody: string) =>
+    ctx.t.call('POST', `/sandbox/payment/${String(id)}/simulate`, { rawBody });
 
   it('answers 202 with the simulation and changes the payment only through the notification', async () => {
     const p = await create();
@@ -38,27 +25,27 @@ describe('POST /sandbox/payment/{id}/simulate', () => {
     assert.equal(body['amount'], 150000);
     assert.equal(body['connector'], 'sandbox_bank');
     assert.equal(body['provider_status'], 'paid');
-    assert.equal((await get(p['id']))['status'], 'pending');
-    await t.deliverNotifications();
-    assert.equal((await get(p['id']))['status'], 'succeeded');
+    assert.equal((await ctx.t.payment(p['id']))['status'], 'pending');
+    await ctx.t.deliverNotifications();
+    assert.equal((await ctx.t.payment(p['id']))['status'], 'succeeded');
   });
 
   it('reversed: a succeeded payment is taken back by the provider', async () => {
     const p = await create();
     await simulate(p['id'], { outcome: 'succeeded' });
-    await t.deliverNotifications();
+    await ctx.t.deliverNotifications();
     assert.equal((await simulate(p['id'], { outcome: 'reversed' })).statusCode, 202);
-    await t.deliverNotifications();
-    const reversed = await get(p['id']);
+    await ctx.t.deliverNotifications();
+    const reversed = await ctx.t.payment(p['id']);
     assert.equal(reversed['status'], 'reversed');
-    assert.deepEqual(await types(p['id']), ['payment.pending', 'payment.succeeded', 'payment.reversed']);
+    assert.deepEqual(await ctx.t.eventTypes(p['id']), ['payment.pending', 'payment.succeeded', 'payment.reversed']);
   });
 
   it('expired: the provider ends the charge before its time', async () => {
     const p = await create();
     assert.equal((await simulate(p['id'], { outcome: 'expired' })).statusCode, 202);
-    await t.deliverNotifications();
-    assert.equal((await get(p['id']))['status'], 'expired');
+    await ctx.t.deliverNotifications();
+    assert.equal((await ctx.t.payment(p['id']))['status'], 'expired');
   });
 
   it('settled answers 422 operation_not_supported (settlement arrives with the settlement API)', async () => {
@@ -74,7 +61,7 @@ describe('POST /sandbox/payment/{id}/simulate', () => {
     assert.equal(reversedWhilePending.statusCode, 409);
     assert.equal(json(reversedWhilePending)['code'], 'payment_state_conflict');
     await simulate(p['id'], { outcome: 'failed' });
-    await t.deliverNotifications();
+    await ctx.t.deliverNotifications();
     for (const outcome of ['succeeded', 'failed', 'expired']) {
       assert.equal((await simulate(p['id'], { outcome })).statusCode, 409, outcome);
     }
@@ -83,28 +70,28 @@ describe('POST /sandbox/payment/{id}/simulate', () => {
   it('a partial payment keeps the payment pending and shows amount_paid; the rest completes it (bank)', async () => {
     const p = await create();
     assert.equal((await simulateRaw(p['id'], '{"outcome": "succeeded", "amount": 50000.50}')).statusCode, 202);
-    await t.deliverNotifications();
-    const partial = await get(p['id']);
+    await ctx.t.deliverNotifications();
+    const partial = await ctx.t.payment(p['id']);
     assert.equal(partial['status'], 'pending');
     assert.equal(partial['amount_paid'], 50000.5);
     assert.equal(partial['version'], 3);
     assert.equal((await simulate(p['id'], { outcome: 'succeeded' })).statusCode, 202);
-    await t.deliverNotifications();
-    const paid = await get(p['id']);
+    await ctx.t.deliverNotifications();
+    const paid = await ctx.t.payment(p['id']);
     assert.equal(paid['status'], 'succeeded');
     assert.equal(paid['amount_paid'], 150000);
-    assert.deepEqual(await types(p['id']), ['payment.pending', 'payment.partially_paid', 'payment.succeeded']);
+    assert.deepEqual(await ctx.t.eventTypes(p['id']), ['payment.pending', 'payment.partially_paid', 'payment.succeeded']);
   });
 
   it('an over-payment succeeds and is recorded on the attempt (bank)', async () => {
     const p = await create();
     assert.equal((await simulate(p['id'], { outcome: 'succeeded', amount: 200000 })).statusCode, 202);
-    await t.deliverNotifications();
-    const paid = await get(p['id']);
+    await ctx.t.deliverNotifications();
+    const paid = await ctx.t.payment(p['id']);
     assert.equal(paid['status'], 'succeeded');
     assert.equal(paid['amount'], 150000);
     assert.equal(paid['amount_paid'], 200000);
-    const attempt = await t.testStore.store.query<{ amount_paid_minor: bigint }>(
+    const attempt = await ctx.t.testStore.store.query<{ amount_paid_minor: bigint }>(
       'SELECT amount_paid_minor FROM payment_attempts WHERE payment_id = $1',
       [p['id']],
     );
@@ -132,16 +119,16 @@ describe('POST /sandbox/payment/{id}/simulate', () => {
     assert.equal((json(withFailed)['details'] as { issue: string }[])[0]?.issue, 'not_allowed');
     const unknownOutcome = await simulate(p['id'], { outcome: 'refunded' });
     assert.equal(unknownOutcome.statusCode, 400);
-    assert.equal((await get(p['id']))['status'], 'pending');
+    assert.equal((await ctx.t.payment(p['id']))['status'], 'pending');
   });
 
   it('is sandbox only (production keys get 404) and scoped by merchant', async () => {
-    const live = json(await t.call('POST', '/payment/create', { body: quickStart(), key: t.a.productionKey }));
-    const production = await simulate(live['id'], { outcome: 'succeeded' }, t.a.productionKey);
+    const live = json(await ctx.t.call('POST', '/payment/create', { body: quickStart(), key: ctx.t.a.productionKey }));
+    const production = await simulate(live['id'], { outcome: 'succeeded' }, ctx.t.a.productionKey);
     assert.equal(production.statusCode, 404);
     assert.equal(json(production)['code'], 'route_not_found');
     const p = await create();
-    const other = await simulate(p['id'], { outcome: 'succeeded' }, t.b.sandboxKey);
+    const other = await simulate(p['id'], { outcome: 'succeeded' }, ctx.t.b.sandboxKey);
     assert.equal(other.statusCode, 404);
     assert.equal(json(other)['code'], 'resource_not_found');
   });
@@ -149,9 +136,9 @@ describe('POST /sandbox/payment/{id}/simulate', () => {
   it('magic amounts: 88,888 pays itself, 99,999 fails itself', async () => {
     const paid = await create({ amount: 88888 });
     const failed = await create({ amount: 99999 });
-    await t.deliverNotifications();
-    assert.equal((await get(paid['id']))['status'], 'succeeded');
-    assert.equal((await get(failed['id']))['status'], 'failed');
-    assert.equal((await get(failed['id']))['failure_code'], 'declined_by_payer');
+    await ctx.t.deliverNotifications();
+    assert.equal((await ctx.t.payment(paid['id']))['status'], 'succeeded');
+    assert.equal((await ctx.t.payment(failed['id']))['status'], 'failed');
+    assert.equal((await ctx.t.payment(failed['id']))['failure_code'], 'declined_by_payer');
   });
 });

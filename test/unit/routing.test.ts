@@ -112,100 +112,70 @@ describe('routePayment with merchant preferences and connector health (property)
     }),
   );
 
+  const inputArb = fc.tuple(channelArb, currencyArb, amountArb, subsetArb, preferencesArb, healthArb);
+
   it('every candidate supports the request, is not excluded, and each connector appears once', () => {
     fc.assert(
-      fc.property(
-        channelArb,
-        currencyArb,
-        amountArb,
-        subsetArb,
-        preferencesArb,
-        healthArb,
-        (channel, currency, amountMinor, enabled, prefs, health) => {
-          const result = routePayment({ channel, currency, amountMinor }, enabled, prefs, health);
-          if (!result.ok) return;
-          assert.equal(new Set(result.candidates.map((c) => c.connector)).size, result.candidates.length);
-          for (const candidate of result.candidates) {
-            const c = enabled.find((e) => e.connector === candidate.connector) as ConnectorCapabilities;
-            assert.ok(c);
-            assert.ok(!(prefs.excludedConnectors ?? []).includes(c.connector));
-            if (channel !== 'auto') assert.equal(c.channel, channel);
-            const bounds = c.currencies[currency];
-            assert.ok(bounds !== undefined && amountMinor >= bounds.minMinor && amountMinor <= bounds.maxMinor);
-            assert.ok(c.instruments.some((i) => i.code === candidate.instrument));
-            const preferred = prefs.instruments?.[c.connector];
-            if (preferred !== undefined && c.instruments.some((i) => i.code === preferred))
-              assert.equal(candidate.instrument, preferred);
-          }
-          // Ranks in the trace follow the candidate order.
-          const ranked = result.trace.filter((e) => e.decision === 'candidate');
-          assert.deepEqual(
-            ranked.map((e) => e.connector),
-            result.candidates.map((c) => c.connector),
-          );
-          assert.deepEqual(
-            ranked.map((e) => e.rank),
-            result.candidates.map((_, i) => i + 1),
-          );
-        },
-      ),
+      fc.property(inputArb, ([channel, currency, amountMinor, enabled, prefs, health]) => {
+        const result = routePayment({ channel, currency, amountMinor }, enabled, prefs, health);
+        if (!result.ok) return;
+        assert.equal(new Set(result.candidates.map((c) => c.connector)).size, result.candidates.length);
+        for (const candidate of result.candidates) {
+          const c = enabled.find((e) => e.connector === candidate.connector) as ConnectorCapabilities;
+          assert.ok(c);
+          assert.ok(!(prefs.excludedConnectors ?? []).includes(c.connector));
+          if (channel !== 'auto') assert.equal(c.channel, channel);
+          const bounds = c.currencies[currency];
+          assert.ok(bounds !== undefined && amountMinor >= bounds.minMinor && amountMinor <= bounds.maxMinor);
+          assert.ok(c.instruments.some((i) => i.code === candidate.instrument));
+          const preferred = prefs.instruments?.[c.connector];
+          if (preferred !== undefined && c.instruments.some((i) => i.code === preferred))
+            assert.equal(candidate.instrument, preferred);
+        }
+        // Ranks in the trace follow the candidate order.
+        const ranked = result.trace.filter((e) => e.decision === 'candidate');
+        assert.deepEqual(
+          ranked.map((e) => e.connector),
+          result.candidates.map((c) => c.connector),
+        );
+        assert.deepEqual(
+          ranked.map((e) => e.rank),
+          result.candidates.map((_, i) => i + 1),
+        );
+      }),
     );
   });
 
   it('a connector that is down is never ahead of one that is not', () => {
     fc.assert(
-      fc.property(
-        channelArb,
-        currencyArb,
-        amountArb,
-        subsetArb,
-        preferencesArb,
-        healthArb,
-        (channel, currency, amountMinor, enabled, prefs, health) => {
-          const result = routePayment({ channel, currency, amountMinor }, enabled, prefs, health);
-          if (!result.ok) return;
-          const down = result.candidates.map((c) => health[c.connector]?.state === 'down');
-          const firstDown = down.indexOf(true);
-          if (firstDown >= 0) assert.ok(down.slice(firstDown).every(Boolean));
-        },
-      ),
+      fc.property(inputArb, ([channel, currency, amountMinor, enabled, prefs, health]) => {
+        const result = routePayment({ channel, currency, amountMinor }, enabled, prefs, health);
+        if (!result.ok) return;
+        const down = result.candidates.map((c) => health[c.connector]?.state === 'down');
+        const firstDown = down.indexOf(true);
+        if (firstDown >= 0) assert.ok(down.slice(firstDown).every(Boolean));
+      }),
     );
   });
 
   it('same input, same decision', () => {
     fc.assert(
-      fc.property(
-        channelArb,
-        currencyArb,
-        amountArb,
-        subsetArb,
-        preferencesArb,
-        healthArb,
-        (channel, currency, amountMinor, enabled, prefs, health) => {
-          const request = { channel, currency, amountMinor };
-          assert.deepEqual(routePayment(request, enabled, prefs, health), routePayment(request, enabled, prefs, health));
-        },
-      ),
+      fc.property(inputArb, ([channel, currency, amountMinor, enabled, prefs, health]) => {
+        const request = { channel, currency, amountMinor };
+        assert.deepEqual(routePayment(request, enabled, prefs, health), routePayment(request, enabled, prefs, health));
+      }),
     );
   });
 
   it('health and preferences only reorder: the set of candidates is the same as without them, minus exclusions', () => {
     fc.assert(
-      fc.property(
-        channelArb,
-        currencyArb,
-        amountArb,
-        subsetArb,
-        preferencesArb,
-        healthArb,
-        (channel, currency, amountMinor, enabled, prefs, health) => {
-          const plain = routePayment({ channel, currency, amountMinor }, enabled);
-          const tuned = routePayment({ channel, currency, amountMinor }, enabled, prefs, health);
-          const names = (r: typeof plain) => (r.ok ? r.candidates.map((c) => c.connector).sort() : []);
-          const expected = names(plain).filter((n) => !(prefs.excludedConnectors ?? []).includes(n));
-          assert.deepEqual(names(tuned), expected);
-        },
-      ),
+      fc.property(inputArb, ([channel, currency, amountMinor, enabled, prefs, health]) => {
+        const plain = routePayment({ channel, currency, amountMinor }, enabled);
+        const tuned = routePayment({ channel, currency, amountMinor }, enabled, prefs, health);
+        const names = (r: typeof plain) => (r.ok ? r.candidates.map((c) => c.connector).sort() : []);
+        const expected = names(plain).filter((n) => !(prefs.excludedConnectors ?? []).includes(n));
+        assert.deepEqual(names(tuned), expected);
+      }),
     );
   });
 

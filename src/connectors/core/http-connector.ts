@@ -8,6 +8,7 @@ import type {
   Environment,
   Instructions,
   ParsedNotification,
+  ProviderChargeStatus,
   RefundRequest,
   SettlementEntry,
   SimulatedOutcome,
@@ -245,4 +246,64 @@ export function jsonObject(rawBody: string): Record<string, unknown> | undefined
   } catch {
     return undefined;
   }
+}
+
+/** Our status for a wire status word, through the connector's one status map; undefined if unknown. */
+export function mapStatus<W extends string>(
+  map: Readonly<Record<W, ProviderChargeStatus>>,
+  value: unknown,
+): ProviderChargeStatus | undefined {
+  return typeof value === 'string' && Object.hasOwn(map, value) ? map[value as W] : undefined;
+}
+
+/** The pieces of a provider's rendering of a charge, picked by the transformer, not yet checked. */
+export interface SnapshotFields {
+  id: unknown;
+  externalId: unknown;
+  metadata: unknown;
+  status: ProviderChargeStatus | undefined;
+  amountMinor: bigint | undefined;
+  amountPaidMinor: bigint | undefined;
+  currency: unknown;
+  sequence: unknown;
+  paidAt: unknown;
+  failureCode: unknown;
+}
+
+/** A snapshot when every required piece is present and well-formed, else undefined (unreadable). */
+export function snapshotFrom(f: SnapshotFields): ChargeSnapshot | undefined {
+  const id = str(f.id);
+  const attemptId = str(f.externalId);
+  const owner = ownerFromMetadata(f.metadata);
+  const currency = str(f.currency);
+  const sequence = positiveInt(f.sequence);
+  if (id === undefined || attemptId === undefined || owner === undefined || currency === undefined || sequence === undefined) {
+    return undefined;
+  }
+  if (f.status === undefined || f.amountMinor === undefined || f.amountPaidMinor === undefined) return undefined;
+  return {
+    providerReference: id,
+    attemptId,
+    owner,
+    status: f.status,
+    amountMinor: f.amountMinor,
+    amountPaidMinor: f.amountPaidMinor,
+    currency,
+    sequence,
+    paidAt: date(f.paidAt) ?? null,
+    failureCode: str(f.failureCode)?.toLowerCase() ?? null,
+  };
+}
+
+/** A notification whose envelope has the event id under `eventIdKey` and the charge under `chargeKey`. */
+export function parseEnvelope(
+  rawBody: string,
+  keys: { eventId: string; charge: string },
+  toSnapshot: (charge: unknown) => ChargeSnapshot | undefined,
+): ParsedNotification {
+  const body = jsonObject(rawBody);
+  const eventId = str(body?.[keys.eventId]);
+  const snapshot = toSnapshot(body?.[keys.charge]);
+  if (eventId === undefined || snapshot === undefined) return { ok: false, reason: `not a ${keys.charge} notification` };
+  return { ok: true, eventId, snapshot };
 }

@@ -1,6 +1,6 @@
 import type { Logger } from '../../lib/logger.ts';
 import type { ProviderHttpOptions } from './provider-http.ts';
-import type { SettlementEntry, SimulatedOutcome } from './connector.ts';
+import type { RefundRequest, SettlementEntry, SimulatedOutcome } from './connector.ts';
 import { date, isRecord, minor, str } from './http-connector.ts';
 
 /**
@@ -26,6 +26,11 @@ export function sandboxSettlementEntries(body: unknown): SettlementEntry[] | und
     out.push({ providerReference: ref, attemptId, currency, grossMinor: gross, feeMinor: fee, netMinor: net, settledAt });
   }
   return out;
+}
+
+/** The sandbox providers' refund request. */
+export function sandboxRefundBody(r: RefundRequest): unknown {
+  return { charge_id: r.providerReference, amount_minor: r.amountMinor.toString(), reason: r.reason };
 }
 
 /** The sandbox providers' refund answer. */

@@ -1,24 +1,17 @@
 import { formatMajorAmount, parseMajorAmount } from '../../lib/money.ts';
 import { isCurrencyCode } from '../../lib/currencies.ts';
-import type {
-  ChargeRequest,
-  ChargeSnapshot,
-  Instructions,
-  ParsedNotification,
-  ProviderChargeStatus,
-  RefundRequest,
-} from '../core/connector.ts';
+import type { ChargeRequest, ChargeSnapshot, Instructions, ProviderChargeStatus } from '../core/connector.ts';
 import {
   date,
   isRecord,
-  jsonObject,
-  ownerFromMetadata,
+  mapStatus,
   ownerMetadata,
-  positiveInt,
+  parseEnvelope,
+  snapshotFrom,
   str,
   type Transformers,
 } from '../core/http-connector.ts';
-import { sandboxRefund, sandboxSettlementEntries, sandboxSimulateBody } from '../core/sandbox-wire.ts';
+import { sandboxRefund, sandboxRefundBody, sandboxSettlementEntries, sandboxSimulateBody } from '../core/sandbox-wire.ts';
 
 /**
  * Sandbox Bank wire format ↔ domain. Amounts are decimal strings in major units (`"150000.00"`),
@@ -57,9 +50,6 @@ export interface BankVirtualAccount {
   metadata: Record<string, string>;
 }
 
-const isStatus = (v: unknown): v is BankWireStatus =>
-  typeof v === 'string' && (BANK_WIRE_STATUSES as readonly string[]).includes(v);
-
 function amount(text: unknown, currency: string): bigint | undefined {
   if (typeof text !== 'string' || !isCurrencyCode(currency)) return undefined;
   const parsed = parseMajorAmount(text, currency);
@@ -97,43 +87,24 @@ export const bankTransformers: Transformers = {
   },
 
   toSnapshot(body): ChargeSnapshot | undefined {
-    if (!isRecord(body) || !isStatus(body['status'])) return undefined;
+    if (!isRecord(body) || str(body['account_number']) === undefined) return undefined;
     const currency = str(body['currency']) ?? '';
-    const total = amount(body['amount'], currency);
-    const paid = amount(body['paid_amount'], currency);
-    const owner = ownerFromMetadata(body['metadata']);
-    const id = str(body['id']);
-    const externalId = str(body['external_id']);
-    const sequence = positiveInt(body['version']);
-    if (total === undefined || paid === undefined || owner === undefined || id === undefined || externalId === undefined) {
-      return undefined;
-    }
-    if (sequence === undefined || str(body['account_number']) === undefined) return undefined;
-    return {
-      providerReference: id,
-      attemptId: externalId,
-      owner,
-      status: BANK_STATUS_MAP[body['status']],
-      amountMinor: total,
-      amountPaidMinor: paid,
+    return snapshotFrom({
+      id: body['id'],
+      externalId: body['external_id'],
+      metadata: body['metadata'],
+      status: mapStatus(BANK_STATUS_MAP, body['status']),
+      amountMinor: amount(body['amount'], currency),
+      amountPaidMinor: amount(body['paid_amount'], currency),
       currency,
-      sequence,
-      paidAt: date(body['paid_at']) ?? null,
-      failureCode: str(body['failure_code'])?.toLowerCase() ?? null,
-    };
+      sequence: body['version'],
+      paidAt: body['paid_at'],
+      failureCode: body['failure_code'],
+    });
   },
 
-  parseNotification(rawBody): ParsedNotification {
-    const body = jsonObject(rawBody);
-    const eventId = str(body?.['id']);
-    const snapshot = bankTransformers.toSnapshot(body?.['data']);
-    if (eventId === undefined || snapshot === undefined) return { ok: false, reason: 'not a virtual_account notification' };
-    return { ok: true, eventId, snapshot };
-  },
-
-  refundBody(r: RefundRequest) {
-    return { charge_id: r.providerReference, amount_minor: r.amountMinor.toString(), reason: r.reason };
-  },
+  parseNotification: (rawBody) => parseEnvelope(rawBody, { eventId: 'id', charge: 'data' }, bankTransformers.toSnapshot),
+  refundBody: sandboxRefundBody,
   toRefund: sandboxRefund,
   toSettlementEntries: sandboxSettlementEntries,
   simulateBody: sandboxSimulateBody,

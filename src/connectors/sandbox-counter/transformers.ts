@@ -1,23 +1,16 @@
-import type {
-  ChargeRequest,
-  ChargeSnapshot,
-  Instructions,
-  ParsedNotification,
-  ProviderChargeStatus,
-  RefundRequest,
-} from '../core/connector.ts';
+import type { ChargeRequest, ChargeSnapshot, Instructions, ProviderChargeStatus } from '../core/connector.ts';
 import {
   date,
   isRecord,
-  jsonObject,
+  mapStatus,
   minor,
-  ownerFromMetadata,
   ownerMetadata,
-  positiveInt,
+  parseEnvelope,
+  snapshotFrom,
   str,
   type Transformers,
 } from '../core/http-connector.ts';
-import { sandboxRefund, sandboxSettlementEntries, sandboxSimulateBody } from '../core/sandbox-wire.ts';
+import { sandboxRefund, sandboxRefundBody, sandboxSettlementEntries, sandboxSimulateBody } from '../core/sandbox-wire.ts';
 
 /** Sandbox counter wire format ↔ domain. Amounts are integer strings of minor units. */
 export const COUNTER_WIRE_STATUSES = ['ACTIVE', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'REVERSED'] as const;
@@ -32,9 +25,6 @@ export const COUNTER_STATUS_MAP: Readonly<Record<CounterWireStatus, ProviderChar
   CANCELLED: 'canceled',
   REVERSED: 'reversed',
 };
-
-const isStatus = (v: unknown): v is CounterWireStatus =>
-  typeof v === 'string' && (COUNTER_WIRE_STATUSES as readonly string[]).includes(v);
 
 export const counterTransformers: Transformers = {
   createBody(r: ChargeRequest) {
@@ -68,43 +58,25 @@ export const counterTransformers: Transformers = {
   },
 
   toSnapshot(body): ChargeSnapshot | undefined {
-    if (!isRecord(body) || !isStatus(body['status'])) return undefined;
-    const total = minor(body['payment_amount']);
-    const paid = minor(body['paid_amount']);
-    const owner = ownerFromMetadata(body['metadata']);
-    const id = str(body['id']);
-    const ref = str(body['merchant_ref']);
-    const sequence = positiveInt(body['seq']);
-    const currency = str(body['currency']);
-    if (total === undefined || paid === undefined || owner === undefined || id === undefined || ref === undefined)
-      return undefined;
-    if (sequence === undefined || currency === undefined) return undefined;
-    return {
-      providerReference: id,
-      attemptId: ref,
-      owner,
-      status: COUNTER_STATUS_MAP[body['status']],
-      amountMinor: total,
-      amountPaidMinor: paid,
-      currency,
-      sequence,
-      paidAt: date(body['paid_at']) ?? null,
-      failureCode: str(body['failure_code'])?.toLowerCase() ?? null,
-    };
+    if (!isRecord(body)) return undefined;
+    return snapshotFrom({
+      id: body['id'],
+      externalId: body['merchant_ref'],
+      metadata: body['metadata'],
+      status: mapStatus(COUNTER_STATUS_MAP, body['status']),
+      amountMinor: minor(body['payment_amount']),
+      amountPaidMinor: minor(body['paid_amount']),
+      currency: body['currency'],
+      sequence: body['seq'],
+      paidAt: body['paid_at'],
+      failureCode: body['failure_code'],
+    });
   },
 
-  parseNotification(rawBody): ParsedNotification {
-    const body = jsonObject(rawBody);
-    const eventId = str(body?.['notification_id']);
-    const snapshot = counterTransformers.toSnapshot(body?.['payment_code']);
-    if (eventId === undefined || snapshot === undefined) return { ok: false, reason: 'not a payment-code notification' };
-    return { ok: true, eventId, snapshot };
-  },
-
+  parseNotification: (rawBody) =>
+    parseEnvelope(rawBody, { eventId: 'notification_id', charge: 'payment_code' }, counterTransformers.toSnapshot),
   // The counter partner has no refunds (capabilities say so); the provider answers 422.
-  refundBody(r: RefundRequest) {
-    return { charge_id: r.providerReference, amount_minor: r.amountMinor.toString() };
-  },
+  refundBody: sandboxRefundBody,
   toRefund: sandboxRefund,
   toSettlementEntries: sandboxSettlementEntries,
   simulateBody: sandboxSimulateBody,

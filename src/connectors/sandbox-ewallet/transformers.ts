@@ -1,23 +1,16 @@
-import type {
-  ChargeRequest,
-  ChargeSnapshot,
-  Instructions,
-  ParsedNotification,
-  ProviderChargeStatus,
-  RefundRequest,
-} from '../core/connector.ts';
+import type { ChargeRequest, ChargeSnapshot, Instructions, ProviderChargeStatus } from '../core/connector.ts';
 import {
   date,
   isRecord,
-  jsonObject,
+  mapStatus,
   minor,
-  ownerFromMetadata,
   ownerMetadata,
-  positiveInt,
+  parseEnvelope,
+  snapshotFrom,
   str,
   type Transformers,
 } from '../core/http-connector.ts';
-import { sandboxRefund, sandboxSettlementEntries, sandboxSimulateBody } from '../core/sandbox-wire.ts';
+import { sandboxRefund, sandboxRefundBody, sandboxSettlementEntries, sandboxSimulateBody } from '../core/sandbox-wire.ts';
 
 /** Sandbox e-wallet wire format ↔ domain. Amounts are integer strings of minor units. */
 export const EWALLET_WIRE_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'EXPIRED', 'VOIDED', 'REVERSED'] as const;
@@ -32,9 +25,6 @@ export const EWALLET_STATUS_MAP: Readonly<Record<EwalletWireStatus, ProviderChar
   VOIDED: 'canceled',
   REVERSED: 'reversed',
 };
-
-const isStatus = (v: unknown): v is EwalletWireStatus =>
-  typeof v === 'string' && (EWALLET_WIRE_STATUSES as readonly string[]).includes(v);
 
 export const ewalletTransformers: Transformers = {
   createBody(r: ChargeRequest) {
@@ -79,43 +69,23 @@ export const ewalletTransformers: Transformers = {
   },
 
   toSnapshot(body): ChargeSnapshot | undefined {
-    if (!isRecord(body) || !isStatus(body['status'])) return undefined;
-    const total = minor(body['amount_minor']);
-    const captured = minor(body['captured_minor']);
-    const owner = ownerFromMetadata(body['metadata']);
-    const id = str(body['id']);
-    const referenceId = str(body['reference_id']);
-    const sequence = positiveInt(body['revision']);
-    const currency = str(body['currency']);
-    if (total === undefined || captured === undefined || owner === undefined || id === undefined || referenceId === undefined) {
-      return undefined;
-    }
-    if (sequence === undefined || currency === undefined) return undefined;
-    return {
-      providerReference: id,
-      attemptId: referenceId,
-      owner,
-      status: EWALLET_STATUS_MAP[body['status']],
-      amountMinor: total,
-      amountPaidMinor: captured,
-      currency,
-      sequence,
-      paidAt: date(body['captured_at']) ?? null,
-      failureCode: str(body['failure_code'])?.toLowerCase() ?? null,
-    };
+    if (!isRecord(body)) return undefined;
+    return snapshotFrom({
+      id: body['id'],
+      externalId: body['reference_id'],
+      metadata: body['metadata'],
+      status: mapStatus(EWALLET_STATUS_MAP, body['status']),
+      amountMinor: minor(body['amount_minor']),
+      amountPaidMinor: minor(body['captured_minor']),
+      currency: body['currency'],
+      sequence: body['revision'],
+      paidAt: body['captured_at'],
+      failureCode: body['failure_code'],
+    });
   },
 
-  parseNotification(rawBody): ParsedNotification {
-    const body = jsonObject(rawBody);
-    const eventId = str(body?.['event_id']);
-    const snapshot = ewalletTransformers.toSnapshot(body?.['data']);
-    if (eventId === undefined || snapshot === undefined) return { ok: false, reason: 'not an e-wallet charge notification' };
-    return { ok: true, eventId, snapshot };
-  },
-
-  refundBody(r: RefundRequest) {
-    return { charge_id: r.providerReference, amount_minor: r.amountMinor.toString(), reason: r.reason };
-  },
+  parseNotification: (rawBody) => parseEnvelope(rawBody, { eventId: 'event_id', charge: 'data' }, ewalletTransformers.toSnapshot),
+  refundBody: sandboxRefundBody,
   toRefund: sandboxRefund,
   toSettlementEntries: sandboxSettlementEntries,
   simulateBody: sandboxSimulateBody,

@@ -2,7 +2,6 @@ import type {
   ChargeRequest,
   ChargeSnapshot,
   Instructions,
-  ParsedNotification,
   ProviderChargeStatus,
   RefundRequest,
   SettlementEntry,
@@ -10,11 +9,11 @@ import type {
 import {
   date,
   isRecord,
-  jsonObject,
+  mapStatus,
   minor,
-  ownerFromMetadata,
   ownerMetadata,
-  positiveInt,
+  parseEnvelope,
+  snapshotFrom,
   str,
   type Transformers,
 } from '../core/http-connector.ts';
@@ -49,9 +48,6 @@ export const EXAMPLE_STATUS_MAP: Readonly<Record<ExampleWireStatus, ProviderChar
   CHARGEBACK: 'reversed',
 };
 
-const isStatus = (v: unknown): v is ExampleWireStatus =>
-  typeof v === 'string' && (EXAMPLE_WIRE_STATUSES as readonly string[]).includes(v);
-
 export const exampleTransformers: Transformers = {
   createBody(r: ChargeRequest) {
     return {
@@ -82,39 +78,23 @@ export const exampleTransformers: Transformers = {
   },
 
   toSnapshot(body): ChargeSnapshot | undefined {
-    if (!isRecord(body) || !isStatus(body['status'])) return undefined;
-    const total = minor(body['amount_minor']);
-    const paid = minor(body['paid_minor']);
-    const owner = ownerFromMetadata(body['metadata']);
-    const id = str(body['id']);
-    const reference = str(body['reference']);
-    const revision = positiveInt(body['revision']);
-    const currency = str(body['currency']);
-    if (total === undefined || paid === undefined || owner === undefined || id === undefined || reference === undefined) {
-      return undefined;
-    }
-    if (revision === undefined || currency === undefined) return undefined;
-    return {
-      providerReference: id,
-      attemptId: reference,
-      owner,
-      status: EXAMPLE_STATUS_MAP[body['status']],
-      amountMinor: total,
-      amountPaidMinor: paid,
-      currency,
-      sequence: revision,
-      paidAt: date(body['paid_at']) ?? null,
-      failureCode: str(body['decline_reason'])?.toLowerCase() ?? null,
-    };
+    if (!isRecord(body)) return undefined;
+    return snapshotFrom({
+      id: body['id'],
+      externalId: body['reference'],
+      metadata: body['metadata'],
+      status: mapStatus(EXAMPLE_STATUS_MAP, body['status']),
+      amountMinor: minor(body['amount_minor']),
+      amountPaidMinor: minor(body['paid_minor']),
+      currency: body['currency'],
+      sequence: body['revision'],
+      paidAt: body['paid_at'],
+      failureCode: body['decline_reason'],
+    });
   },
 
-  parseNotification(rawBody): ParsedNotification {
-    const body = jsonObject(rawBody);
-    const eventId = str(body?.['event_id']);
-    const snapshot = exampleTransformers.toSnapshot(body?.['payment_request']);
-    if (eventId === undefined || snapshot === undefined) return { ok: false, reason: 'not a payment_request notification' };
-    return { ok: true, eventId, snapshot };
-  },
+  parseNotification: (rawBody) =>
+    parseEnvelope(rawBody, { eventId: 'event_id', charge: 'payment_request' }, exampleTransformers.toSnapshot),
 
   refundBody(r: RefundRequest) {
     return { payment_request: r.providerReference, amount_minor: r.amountMinor.toString() };

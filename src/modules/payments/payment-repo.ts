@@ -4,6 +4,7 @@ import type { CurrencyCode } from '../../lib/currencies.ts';
 import type { PaymentStatus } from './payment-states.ts';
 import type {
   Attempt,
+  AttemptProviderFields,
   AttemptState,
   AttemptStatus,
   CancellationReason,
@@ -403,14 +404,7 @@ export async function findIssuedAttempt(
   return rows[0] === undefined ? undefined : attemptStateFromRow(rows[0]);
 }
 
-export interface AttemptProviderChange {
-  status: AttemptStatus;
-  providerStatus: string;
-  providerSequence: number;
-  amountPaidMinor: bigint;
-  paidAt: Date | null;
-  latePaymentAt: Date | null;
-  latePaymentResolution: LatePaymentResolution | null;
+export interface AttemptProviderChange extends AttemptProviderFields {
   /** Null stops the status sync (the attempt is no longer open). */
   nextSyncAt: Date | null;
   now: Date;

@@ -111,6 +111,17 @@ export interface Attempt {
   chargeExpiresAt: Date | null;
 }
 
+/** What a provider report records on an attempt. */
+export interface AttemptProviderFields {
+  status: AttemptStatus;
+  providerStatus: string;
+  providerSequence: number;
+  amountPaidMinor: bigint;
+  paidAt: Date | null;
+  latePaymentAt: Date | null;
+  latePaymentResolution: LatePaymentResolution | null;
+}
+
 /** An attempt with what its provider reported (read by the lifecycle code). */
 export interface AttemptState extends Attempt {
   merchantId: string;

@@ -1,7 +1,7 @@
 import type { ChargeSnapshot } from '../../connectors/core/connector.ts';
 import type { LatePaymentPolicy } from '../merchants/merchant-settings.ts';
 import { canTransition } from './payment-states.ts';
-import type { AttemptState, AttemptStatus, LatePaymentReason, Payment } from './payment-types.ts';
+import type { AttemptProviderFields, AttemptState, AttemptStatus, LatePaymentReason, Payment } from './payment-types.ts';
 
 /**
  * What a provider's report means for a payment: a pure function from (payment, attempt, the
@@ -28,14 +28,7 @@ export interface PaymentStep {
   after: Payment;
 }
 
-export interface AttemptChange {
-  status: AttemptStatus;
-  providerStatus: string;
-  providerSequence: number;
-  amountPaidMinor: bigint;
-  paidAt: Date | null;
-  latePaymentAt: Date | null;
-  latePaymentResolution: AttemptState['latePaymentResolution'];
+export interface AttemptChange extends AttemptProviderFields {
   /** Keep syncing only while the attempt is open. */
   keepSyncing: boolean;
 }

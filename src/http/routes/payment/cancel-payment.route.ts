@@ -7,7 +7,7 @@ import { cancelPayment } from '../../../modules/payments/cancel-payment.ts';
 import { CANCELLATION_REASONS } from '../../../modules/payments/payment-types.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { idempotencyKeyOf } from '../../idempotency-header.ts';
-import { sendRawJson } from '../../raw-json.ts';
+import { sendOperationResult } from '../../operation-reply.ts';
 import type { ChannelRouteDeps } from '../channel-routes.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { PaymentSchema } from '../../schemas/payment.schema.ts';
@@ -60,14 +60,7 @@ export function registerCancelPayment(app: FastifyInstance, deps: ChannelRouteDe
         { cancellationReason: request.body.cancellation_reason ?? null },
         idempotencyKey,
       );
-      if (result.kind === 'failure') {
-        throw new ApiError(result.code, result.message, {
-          details: result.details,
-          ...(result.retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(result.retryAfterSeconds) } }),
-        });
-      }
-      if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-      return sendRawJson(reply, result.status, result.body);
+      return sendOperationResult(reply, result);
     },
   );
 }

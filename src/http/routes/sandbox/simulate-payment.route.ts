@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { simulatePayment } from '../../../modules/payments/simulate-payment.ts';
+import { apiErrorOf } from '../../operation-reply.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import type { ChannelRouteDeps } from '../channel-routes.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
@@ -66,12 +67,7 @@ export function registerSimulatePayment(app: FastifyInstance, deps: ChannelRoute
       const amountText =
         request.body.amount === undefined ? null : (request.numberLexemes?.get('amount') ?? String(request.body.amount));
       const result = await simulatePayment(deps.simulate, principal, id, request.body.outcome, amountText);
-      if (result.kind === 'failure') {
-        throw new ApiError(result.code, result.message, {
-          details: result.details,
-          ...(result.retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(result.retryAfterSeconds) } }),
-        });
-      }
+      if (result.kind === 'failure') throw apiErrorOf(result);
       return reply.code(202).send(result.body);
     },
   );
