@@ -1,4 +1,4 @@
-import type { CancelOutcome, ChargeSnapshot } from '../connectors/core/connector.ts';
+import type { CancelOutcome, ChargeSnapshot, Environment } from '../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../connectors/core/registry.ts';
 import { applyProviderSnapshot, closePendingPayment, type LifecycleDeps } from '../modules/payments/payment-lifecycle.ts';
 import { findExpiredPending, findIssuedAttempt, findPayment } from '../modules/payments/payment-repo.ts';
@@ -28,10 +28,7 @@ export async function sweepExpired(deps: SweeperDeps, limit: number): Promise<nu
   return due.length;
 }
 
-async function expireOne(
-  deps: SweeperDeps,
-  ref: { id: string; merchantId: string; environment: 'sandbox' | 'production' },
-): Promise<void> {
+async function expireOne(deps: SweeperDeps, ref: { id: string; merchantId: string; environment: Environment }): Promise<void> {
   const paymentRef = { merchantId: ref.merchantId, environment: ref.environment, paymentId: ref.id };
   const attempt = await findIssuedAttempt(deps.store, ref.merchantId, ref.environment, ref.id);
   const connector = attempt === undefined ? undefined : deps.connectors.get(attempt.connector);
@@ -58,8 +55,8 @@ async function expireOne(
     if (outcome.kind === 'not_cancelable') {
       // The provider has news (typically: paid at the last moment). Apply it like a notification.
       await applyProviderSnapshot(deps, attempt.connector, outcome.snapshot, 'sweeper');
-      const now = await findPayment(deps.store, ref.merchantId, ref.environment, ref.id);
-      if (now?.status !== 'pending') return;
+      const current = await findPayment(deps.store, ref.merchantId, ref.environment, ref.id);
+      if (current?.status !== 'pending') return;
     } else if (outcome.kind === 'closed') {
       closedSnapshot = outcome.snapshot;
     } else {

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from '../lib/logger.ts';
 import { registerSandboxProviderRoutes, type SandboxProviders } from './sandbox-providers.ts';
 
@@ -8,7 +8,10 @@ import { registerSandboxProviderRoutes, type SandboxProviders } from './sandbox-
  * SANDBOX_PROVIDER_URL at it.
  */
 export async function buildProvidersServer(providers: SandboxProviders, log: Logger): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: log as FastifyBaseLogger, disableRequestLogging: true });
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   await registerSandboxProviderRoutes(app, providers, '');
   await app.ready();
   return app;

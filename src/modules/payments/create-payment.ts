@@ -335,8 +335,6 @@ export async function drive(
       const now = deps.clock.now();
       const nextConnector = deps.connectors.get(next.connector);
       const nextAttempt: Attempt = {
-        chargeExpiresAt:
-          nextConnector === undefined ? payment.expiresAt : addMs(now, instructionTtlMs(settings, nextConnector.capabilities)),
         id: newId('attempt', now.getTime()),
         paymentId,
         seq: attempt.seq + 1,
@@ -348,6 +346,8 @@ export async function drive(
         errorCode: null,
         errorMessage: null,
         createdAt: now,
+        chargeExpiresAt:
+          nextConnector === undefined ? payment.expiresAt : addMs(now, instructionTtlMs(settings, nextConnector.capabilities)),
       };
       await withLease(deps, scope, leaseToken, (tx) =>
         insertAttempt(tx, {
