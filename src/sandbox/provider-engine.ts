@@ -59,6 +59,8 @@ export interface ProviderReply {
   body: unknown;
   /** Keep the response back this long (null: until the client gives up). */
   holdMs?: number | null;
+  /** Keep the response back until this settles (bounded like holdMs). */
+  holdUntil?: Promise<void>;
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
@@ -92,6 +94,8 @@ export type FaultMode = 'error' | 'timeout' | 'latency' | 'decline';
 export interface FaultSpec {
   mode: FaultMode;
   latencyMs?: number;
+  /** Tests only: with `latency`, hold the answer until this settles instead of for latencyMs. */
+  until?: Promise<void>;
   /** How many calls the fault affects; unlimited when absent. */
   remaining?: number;
 }
@@ -552,6 +556,7 @@ function consume<F extends { remaining?: number }>(fault: F | undefined): F | un
 
 function withFault(reply: ProviderReply, fault: FaultSpec | undefined): ProviderReply {
   if (fault?.mode === 'timeout') return { ...reply, holdMs: null };
+  if (fault?.mode === 'latency' && fault.until !== undefined) return { ...reply, holdMs: null, holdUntil: fault.until };
   if (fault?.mode === 'latency') return { ...reply, holdMs: fault.latencyMs ?? 1_000 };
   return reply;
 }

@@ -96,6 +96,7 @@ async function send(request: FastifyRequest, reply: FastifyReply, out: ProviderR
       const timer = setTimeout(done, holdMs);
       // A hang ends when the caller gives up (its timeout closes the connection).
       request.raw.socket?.once('close', done);
+      void out.holdUntil?.then(done, done);
       function done() {
         clearTimeout(timer);
         resolve();

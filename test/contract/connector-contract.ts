@@ -136,7 +136,7 @@ export function connectorContract(name: string, makeHarness: () => Promise<Contr
       const outcome = await h.connector.createCharge(request(), ctx(300));
       assert.equal(outcome.kind, 'unknown');
       if (outcome.kind === 'unknown') assert.equal(outcome.code, 'timeout');
-      assert.ok(Date.now() - started < 300 + 1_000, 'returns soon after the deadline');
+      assert.ok(Date.now() - started < 300 + 5_000, 'returns soon after the deadline');
     });
 
     it('reads a charge: owner, attempt, amount and status; an unknown one is not_found', async () => {

@@ -104,7 +104,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       sandboxBaseUrl: () => `${baseUrl}${SANDBOX_PROVIDERS_PREFIX}`,
       sandboxSecret: TEST_SECRET,
       log,
-      http: { retryBackoffMs: 0, perTryTimeoutMs: 1_000, ...options.connectorHttp },
+      http: { retryBackoffMs: 0, perTryTimeoutMs: 2_500, ...options.connectorHttp },
     }),
     ...(options.extraConnectors ?? []),
   ];
@@ -116,7 +116,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const readiness = { shuttingDown: false };
   const common = {
     idempotencyLeaseMs: options.idempotencyLeaseMs ?? 60_000,
-    connectorTimeoutMs: options.connectorTimeoutMs ?? 2_000,
+    // Generous: a loaded machine must not turn a slow loopback answer into a failover.
+    connectorTimeoutMs: options.connectorTimeoutMs ?? 5_000,
   };
   const failpoints = options.failpoints ?? noFailpoints;
   const app = await buildApp({

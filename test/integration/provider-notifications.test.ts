@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { signatureHeader } from '../../src/lib/hmac-signature.ts';
 import { sandboxCredentials } from '../../src/sandbox/sandbox-secrets.ts';
+import { gate } from '../harness/scripted-connector.ts';
 import { TEST_SECRET, appForSuite, json, quickStart } from '../harness/test-app.ts';
 
 /**
@@ -9,7 +10,8 @@ import { TEST_SECRET, appForSuite, json, quickStart } from '../harness/test-app.
  * refused and change nothing; duplicates and out-of-order deliveries change nothing twice.
  */
 describe('inbound provider notifications', () => {
-  const ctx = appForSuite();
+  // Generous per-try timeouts: one test holds a provider answer while it delivers a notification.
+  const ctx = appForSuite({ connectorTimeoutMs: 20_000, connectorHttp: { retryBackoffMs: 0, perTryTimeoutMs: 15_000 } });
 
   const bank = () => ctx.t.provider('sandbox_bank');
   const createBank = async (amount = 150000) => {
@@ -174,11 +176,12 @@ describe('inbound provider notifications', () => {
   });
 
   it('a notification for a payment still being created waits, then applies', async () => {
-    // The provider answers the create slowly, but has already made the charge and (magic amount
-    // 88,888) had it paid: its notification arrives before our transaction 2.
-    bank().faults = { create: { mode: 'latency', latencyMs: 400, remaining: 1 } };
+    // The provider holds its answer to the create, but has already made the charge and (magic
+    // amount 88,888) had it paid: its notification arrives before our transaction 2.
+    const answer = gate();
+    bank().faults = { create: { mode: 'latency', until: answer.promise, remaining: 1 } };
     const creating = ctx.t.call('POST', '/payment/create', { body: quickStart({ channel: 'bank', amount: 88888 }) });
-    for (let i = 0; i < 10_000 && bank().pendingNotifications === 0; i += 1) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 100_000 && bank().pendingNotifications === 0; i += 1) await new Promise((r) => setImmediate(r));
     assert.equal(bank().pendingNotifications, 1);
     await ctx.t.deliverNotifications();
     const waiting = await ctx.t.testStore.store.query<{ status: string; outcome: string; payment_id: string | null }>(
@@ -186,6 +189,7 @@ describe('inbound provider notifications', () => {
     );
     assert.equal(waiting.length, 1);
     assert.equal(waiting[0]?.status, 'received');
+    answer.open();
     const created = await creating;
     assert.equal(created.statusCode, 201, created.body);
     const id = String(json(created)['id']);
