@@ -28,6 +28,14 @@ export default tseslint.config(
     ),
   },
   {
+    // The sandbox providers are the outside world: Tributary reaches them only over HTTP.
+    files: ['src/sandbox/**/*.ts'],
+    rules: restrict(
+      ['**/db/**', '**/modules/**', '**/http/**', '**/connectors/**', '**/jobs/**'],
+      'sandbox providers are a separate system: they use lib only',
+    ),
+  },
+  {
     files: ['src/lib/**/*.ts'],
     rules: restrict(['**/db/**', '**/modules/**', '**/http/**', '**/connectors/**', '**/jobs/**'], 'lib holds leaf helpers only'),
   },

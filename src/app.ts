@@ -15,6 +15,7 @@ import { registerListPayments } from './http/routes/payment/list-payments.route.
 import { registerListPaymentMethods } from './http/routes/payment-method/list-payment-methods.route.ts';
 import { registerPayPage } from './http/routes/pay/get-pay-page.route.ts';
 import { registerPayStatus } from './http/routes/pay/get-pay-status.route.ts';
+import { registerChannelRoutes } from './http/routes/channel-routes.ts';
 import { type Readiness, registerHealth } from './http/routes/ops/health.route.ts';
 import { registerReference } from './http/routes/ops/reference.route.ts';
 import { addWebhookSchemas, registerWebhookRoutes } from './http/routes/register-webhook-routes.ts';
@@ -35,6 +36,8 @@ import type { Authenticator } from './modules/merchants/authenticator.ts';
 import type { RateLimiter } from './modules/rate-limits/rate-limiter.ts';
 import { CURRENT_API_VERSION } from './modules/merchants/merchant-service.ts';
 import { SECRET_BOX_PURPOSE } from './modules/webhooks/webhook-secrets.ts';
+import type { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
+import type { SandboxProviders } from './sandbox/sandbox-providers.ts';
 
 export interface AppDeps {
   store: Store;
@@ -54,6 +57,12 @@ export interface AppDeps {
   connectorTimeoutMs: number;
   /** Absent: no rate limiting (tests, benchmarks with RATE_LIMIT_PER_SECOND=0). */
   rateLimiter?: RateLimiter;
+  /** The sandbox providers, when they run inside this process (the embedded default). */
+  sandboxProviders?: SandboxProviders;
+  health?: ConnectorHealthTracker;
+  statusSyncDelayMs?: number;
+  /** Called when a provider notification was stored (main.ts starts processing at once). */
+  onNotificationStored?: () => void;
 }
 
 /**
@@ -160,6 +169,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       idempotencyLeaseMs: deps.idempotencyLeaseMs,
       idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
       connectorTimeoutMs: deps.connectorTimeoutMs,
+      ...(deps.health === undefined ? {} : { health: deps.health }),
+      ...(deps.statusSyncDelayMs === undefined ? {} : { statusSyncDelayMs: deps.statusSyncDelayMs }),
     },
     connectors: deps.connectors,
     webhooks: {
@@ -178,6 +189,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerPayPage(app, routeDeps);
   registerPayStatus(app, routeDeps);
   registerWebhookRoutes(app, routeDeps);
+  const lifecycle = { store: deps.store, clock: deps.clock, log: deps.log, publicBaseUrl: deps.publicBaseUrl };
+  await registerChannelRoutes(app, {
+    cancelPayment: {
+      ...lifecycle,
+      connectors: deps.connectors,
+      connectorTimeoutMs: deps.connectorTimeoutMs,
+      idempotencyLeaseMs: deps.idempotencyLeaseMs,
+      idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
+    },
+    simulate: { ...lifecycle, connectors: deps.connectors, connectorTimeoutMs: deps.connectorTimeoutMs },
+    receive: { store: deps.store, clock: deps.clock, connectors: deps.connectors, log: deps.log },
+    ...(deps.onNotificationStored === undefined ? {} : { onNotificationStored: deps.onNotificationStored }),
+    ...(deps.sandboxProviders === undefined ? {} : { sandboxProviders: deps.sandboxProviders }),
+  });
   await app.ready();
   return app;
 }

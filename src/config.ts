@@ -28,6 +28,12 @@ export interface Config {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   logLevel: string;
+  /** Where the sandbox providers run; unset: inside this process under /_sandbox/providers. */
+  sandboxProviderUrl: string | undefined;
+  /** Master secret shared with separately run sandbox providers; unset: derived from the deployment secret. */
+  sandboxProviderSecret: string | undefined;
+  /** First status sync of an open attempt, after its instructions were issued. */
+  statusSyncDelayMs: number;
   /** Fault injection for crash tests (see src/lib/failpoints.ts); empty in normal runs. */
   failpoints: string;
   runJobs: boolean;
@@ -96,6 +102,9 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000),
     rateLimitBurst: int(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    sandboxProviderUrl: nonEmpty(env, 'SANDBOX_PROVIDER_URL')?.replace(/\/+$/, ''),
+    sandboxProviderSecret: nonEmpty(env, 'SANDBOX_PROVIDER_SECRET'),
+    statusSyncDelayMs: int(env, 'STATUS_SYNC_DELAY_MS', 300_000, 1_000, 86_400_000),
     failpoints: env['TRIBUTARY_FAILPOINTS'] ?? '',
     runJobs: (env['RUN_JOBS'] ?? 'true') !== 'false',
     ...webhookConfig(env),

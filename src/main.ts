@@ -3,6 +3,9 @@ import { buildApp } from './app.ts';
 import { DataDirInUseError } from './db/data-dir-lock.ts';
 import { MigrationError } from './db/migrate.ts';
 import { creationCompleterJob } from './jobs/creation-completer.ts';
+import { expirySweeperJob } from './jobs/expiry-sweeper.ts';
+import { notificationProcessor } from './jobs/notification-processor.ts';
+import { statusSyncJob } from './jobs/status-sync.ts';
 import { startJobs } from './jobs/job-runner.ts';
 import { idempotencyRetentionJob } from './jobs/retention.ts';
 import { webhookJobs } from './jobs/webhook-jobs.ts';
@@ -16,7 +19,9 @@ import { releaseAllLeases } from './modules/idempotency/idempotency-repo.ts';
 import { createMemoryRateLimiter, type RateLimiter } from './modules/rate-limits/rate-limiter.ts';
 import { createRedisRateLimiter } from './modules/rate-limits/redis-rate-limiter.ts';
 import { releaseAllDeliveryLeases } from './modules/webhooks/delivery-repo.ts';
+import { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
 import { openRuntime } from './runtime.ts';
+import { createSandboxProviders } from './sandbox/sandbox-providers.ts';
 
 /** Reads config, opens the store, builds the app, listens, runs the jobs. Nothing else. */
 async function main(config: Config): Promise<void> {
@@ -49,6 +54,21 @@ async function main(config: Config): Promise<void> {
       rateLimiter = shared;
     }
   }
+  const health = new ConnectorHealthTracker();
+  // The sandbox providers live in this process unless SANDBOX_PROVIDER_URL points elsewhere; either
+  // way the connectors reach them over HTTP and they notify us over HTTP (docs/sandbox.md).
+  const sandboxProviders =
+    config.sandboxProviderUrl === undefined
+      ? createSandboxProviders({
+          clock,
+          masterSecret: runtime.sandboxSecret,
+          callbackBaseUrl: () => runtime.loopback.url(),
+          log,
+          autoDispatch: true,
+        })
+      : undefined;
+  const lifecycle = { store, clock, log, publicBaseUrl };
+  const processor = notificationProcessor({ ...lifecycle, connectors });
   const app = await buildApp({
     store,
     clock,
@@ -65,10 +85,17 @@ async function main(config: Config): Promise<void> {
     idempotencyTtlHours: config.idempotencyTtlHours,
     connectorTimeoutMs: config.connectorTimeoutMs,
     ...(rateLimiter === undefined ? {} : { rateLimiter }),
+    ...(sandboxProviders === undefined ? {} : { sandboxProviders }),
+    health,
+    statusSyncDelayMs: config.statusSyncDelayMs,
+    onNotificationStored: () => processor.kick(),
   });
 
   const firstStart = embedded && (await countMerchants(store)) === 0;
   const address = await app.listen({ host: config.host, port: config.port });
+  const bound = app.server.address();
+  if (bound !== null && typeof bound === 'object') runtime.loopback.setPort(bound.port);
+  sandboxProviders?.start();
   const lines = [`Tributary is listening on ${address} (${embedded ? `embedded store in ${config.dataDir}` : 'PostgreSQL'}).`];
   lines.push(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
   if (firstStart) {
@@ -102,16 +129,22 @@ async function main(config: Config): Promise<void> {
     idempotencyLeaseMs: config.idempotencyLeaseMs,
     idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
     connectorTimeoutMs: config.connectorTimeoutMs,
+    health,
+    statusSyncDelayMs: config.statusSyncDelayMs,
   };
   // The dispatcher runs in every server process with RUN_JOBS (the embedded default); on
   // PostgreSQL, dedicated `npx tributary worker`s may run beside or instead of it.
   const webhooks = config.runJobs ? webhookJobs(config, { store, secret, clock, log }) : undefined;
+  const providerCalls = { ...lifecycle, connectors, connectorTimeoutMs: config.connectorTimeoutMs };
   const jobs = config.runJobs
     ? startJobs(
         [
           creationCompleterJob({ ...createDeps, abandonAfterMs: config.creationAbandonMs }),
           idempotencyRetentionJob({ store, clock }),
           ...(webhooks === undefined ? [] : [webhooks.retention]),
+          processor.job,
+          expirySweeperJob(providerCalls),
+          statusSyncJob({ ...providerCalls, statusSyncDelayMs: config.statusSyncDelayMs, health }),
         ],
         log,
       )
@@ -132,6 +165,7 @@ async function main(config: Config): Promise<void> {
     try {
       await app.close();
       await webhooks?.close();
+      sandboxProviders?.stop();
       await jobs.stop();
       await rateLimiter?.close();
       await runtime.close();

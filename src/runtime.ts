@@ -2,16 +2,25 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Config, ConfigError } from './config.ts';
-import type { Connector } from './connectors/core/connector.ts';
+import type { Connector, ConnectorCapabilities } from './connectors/core/connector.ts';
 import { ConnectorRegistry } from './connectors/core/registry.ts';
-import { createSandboxBankConnector } from './connectors/sandbox-bank/sandbox-bank.connector.ts';
-import { createSandboxCounterConnector } from './connectors/sandbox-counter/sandbox-counter.connector.ts';
-import { createSandboxEwalletConnector } from './connectors/sandbox-ewallet/sandbox-ewallet.connector.ts';
+import type { SandboxConnectorOptions } from './connectors/core/sandbox-wire.ts';
+import { createSandboxBankConnector, sandboxBankCapabilities } from './connectors/sandbox-bank/sandbox-bank.connector.ts';
+import {
+  createSandboxCounterConnector,
+  sandboxCounterCapabilities,
+} from './connectors/sandbox-counter/sandbox-counter.connector.ts';
+import {
+  createSandboxEwalletConnector,
+  sandboxEwalletCapabilities,
+} from './connectors/sandbox-ewallet/sandbox-ewallet.connector.ts';
 import { migrate } from './db/migrate.ts';
 import { openEmbeddedStore } from './db/pglite-store.ts';
 import { openPostgresStore } from './db/postgres-store.ts';
 import type { Store } from './db/store.ts';
 import type { Logger } from './lib/logger.ts';
+import { SANDBOX_PROVIDERS_PREFIX } from './sandbox/sandbox-providers.ts';
+import { sandboxCredentials } from './sandbox/sandbox-secrets.ts';
 
 /**
  * What both the server and the CLI need before doing anything: the store (migrated), the
@@ -21,12 +30,78 @@ export interface Runtime {
   store: Store;
   secret: string;
   connectors: ConnectorRegistry;
+  /** Master secret of the sandbox providers' credentials (embedded providers use it too). */
+  sandboxSecret: string;
+  /** This process's own address; set to the bound port once listening. */
+  loopback: Loopback;
   close(): Promise<void>;
 }
 
+/** What every built-in connector can do, without reaching any provider. */
+export const BUILT_IN_CAPABILITIES: readonly ConnectorCapabilities[] = [
+  sandboxBankCapabilities,
+  sandboxEwalletCapabilities,
+  sandboxCounterCapabilities,
+];
+
+export interface BuiltInConnectorOptions {
+  /** Base address of the sandbox providers (resolved per call). */
+  sandboxBaseUrl: () => string;
+  /** Master secret both sides derive the providers' API keys and signing secrets from. */
+  sandboxSecret: string;
+  log: Logger;
+  http?: SandboxConnectorOptions['http'];
+}
+
 /** Every connector this build ships. */
-export function builtInConnectors(): Connector[] {
-  return [createSandboxBankConnector(), createSandboxEwalletConnector(), createSandboxCounterConnector()];
+export function builtInConnectors(options: BuiltInConnectorOptions): Connector[] {
+  const wire = (connector: string): SandboxConnectorOptions => {
+    const credentials = sandboxCredentials(options.sandboxSecret, connector);
+    return {
+      baseUrl: options.sandboxBaseUrl,
+      apiKey: credentials.apiKey,
+      webhookSecrets: [credentials.webhookSecret],
+      log: options.log,
+      ...(options.http === undefined ? {} : { http: options.http }),
+    };
+  };
+  return [
+    createSandboxBankConnector(wire(sandboxBankCapabilities.connector)),
+    createSandboxEwalletConnector(wire(sandboxEwalletCapabilities.connector)),
+    createSandboxCounterConnector(wire(sandboxCounterCapabilities.connector)),
+  ];
+}
+
+/** The sandbox providers' master secret: SANDBOX_PROVIDER_SECRET, else the deployment secret. */
+export function sandboxMasterSecret(config: Config, deploymentSecret: string): string {
+  return config.sandboxProviderSecret ?? deploymentSecret;
+}
+
+/** Where this process is reachable on loopback (the embedded providers and their callbacks live there). */
+/**
+ * This process's own loopback address, for the calls it makes to itself (the in-process sandbox
+ * providers and their callbacks). The port is the one actually bound, which differs from
+ * config.port when that is 0 (an ephemeral port, as tests use): main.ts sets it after listen().
+ */
+export interface Loopback {
+  url(): string;
+  setPort(port: number): void;
+}
+
+export function createLoopback(config: Pick<Config, 'host' | 'port'>): Loopback {
+  let port = config.port;
+  return {
+    url: () => loopbackBaseUrl({ host: config.host, port }),
+    setPort(bound) {
+      port = bound;
+    },
+  };
+}
+
+export function loopbackBaseUrl(config: Pick<Config, 'host' | 'port'>): string {
+  const wildcard = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
+  const host = wildcard ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
 }
 
 /**
@@ -34,7 +109,7 @@ export function builtInConnectors(): Connector[] {
  * TRIBUTARY_SECRET (every process must share it). On the embedded store it is generated once into
  * DATA_DIR/secret.key (mode 0600) so that `npm start` needs no setup.
  */
-function resolveSecret(config: Config): string {
+export function resolveSecret(config: Config): string {
   if (config.secret !== undefined) return config.secret;
   if (config.databaseUrl !== undefined) {
     throw new ConfigError(
@@ -64,7 +139,13 @@ export async function openStore(config: Config, owner: string, log: Logger): Pro
 
 export async function openRuntime(config: Config, owner: string, log: Logger): Promise<Runtime> {
   const secret = resolveSecret(config);
-  const connectors = new ConnectorRegistry(builtInConnectors(), config.productionConnectors);
+  const sandboxSecret = sandboxMasterSecret(config, secret);
+  const loopback = createLoopback(config);
+  const sandboxBaseUrl = () => config.sandboxProviderUrl ?? `${loopback.url()}${SANDBOX_PROVIDERS_PREFIX}`;
+  const connectors = new ConnectorRegistry(
+    builtInConnectors({ sandboxBaseUrl, sandboxSecret, log }),
+    config.productionConnectors,
+  );
   const store = await openStore(config, owner, log);
   try {
     const { applied } = await migrate(store);
@@ -73,5 +154,5 @@ export async function openRuntime(config: Config, owner: string, log: Logger): P
     await store.close();
     throw error;
   }
-  return { store, secret, connectors, close: () => store.close() };
+  return { store, secret, connectors, sandboxSecret, loopback, close: () => store.close() };
 }

@@ -51,7 +51,7 @@ const ctx: CreateWritesContext = {
   store,
   principal,
   publicBaseUrl: 'http://127.0.0.1:8080',
-  instructions: await sampleInstructions(created.merchant.name),
+  instructions: sampleInstructions(created.merchant.name),
 };
 /** A sample of what the DB ceiling wrote: the rows the GET and replay ceilings read. */
 const SAMPLE_SIZE = 500;

@@ -1,26 +1,25 @@
 import type { Instructions } from '../../src/connectors/core/connector.ts';
-import { createSandboxBankConnector, sandboxBankCapabilities } from '../../src/connectors/sandbox-bank/sandbox-bank.connector.ts';
+import { sandboxBankCapabilities } from '../../src/connectors/sandbox-bank/sandbox-bank.connector.ts';
 import type { Store } from '../../src/db/store.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { insertEvent } from '../../src/modules/events/event-repo.ts';
-import { finishKey, type IdempotencyScope, insertStartedKey } from '../../src/modules/idempotency/idempotency-repo.ts';
-import { CREATE_OPERATION } from '../../src/modules/payments/create-payment.ts';
-import { insertAttempt, insertPayment, markAttemptIssued, markPaymentPending } from '../../src/modules/payments/payment-repo.ts';
+import type { IdempotencyScope } from '../../src/modules/idempotency/idempotency-repo.ts';
+import { CREATE_OPERATION, writeCreateFinish, writeCreateStart } from '../../src/modules/payments/create-payment.ts';
 import type { Payment, Principal } from '../../src/modules/payments/payment-types.ts';
 import { paymentView } from '../../src/modules/payments/payment-view.ts';
 
 /**
- * The database ceiling of a create: exactly the writes `createPayment` makes for one new payment
- * (src/modules/payments/create-payment.ts), through the same repo functions and the same Store:
+ * The database ceiling of a create: the very transaction bodies `createPayment` runs for one new
+ * payment (`writeCreateStart` and `writeCreateFinish` in src/modules/payments/create-payment.ts),
+ * through the same Store:
  *
- *   transaction 1: insertStartedKey, insertPayment (processing), insertAttempt (started)
- *   transaction 2: finishKey (with the response body), markAttemptIssued, markPaymentPending,
- *                  insertEvent (payment.pending)
+ *   transaction 1: idempotency key (started), payment (processing), attempt (started)
+ *   transaction 2: key finished with the response body, attempt issued, payment pending,
+ *                  event payment.pending
  *
  * No HTTP, no routing, no validation, no provider call, none of the reads the service makes
- * between the two transactions: the fastest this store can record a create, so the create
- * scenario is judged as a ratio of it.
+ * around them: the fastest this store can record a create, so the create scenario is judged as a
+ * ratio of it. Because the writes are shared code, the ceiling cannot drift from the product.
  */
 const LEASE_MS = 60_000;
 const TTL_MS = 24 * 3_600_000;
@@ -38,28 +37,15 @@ export interface WrittenCreate {
   body: string;
 }
 
-/** Realistic instructions, made once by the sandbox bank (rows the size the service writes). */
-export async function sampleInstructions(merchantName: string): Promise<Instructions> {
-  const now = new Date();
-  const outcome = await createSandboxBankConnector().createCharge(
-    {
-      attemptId: newId('attempt'),
-      paymentId: newId('payment'),
-      merchantId: 'mer_bench',
-      merchantName,
-      environment: 'sandbox',
-      amountMinor: 15_000_000n,
-      currency: 'IDR' as CurrencyCode,
-      instrument: 'BCA',
-      referenceNo: 'bench',
-      description: null,
-      email: 'payer@example.com',
-      expiresAt: new Date(now.getTime() + 86_400_000),
-    },
-    { signal: AbortSignal.timeout(1_000), now },
-  );
-  if (outcome.kind !== 'issued') throw new Error(`sandbox bank did not issue: ${outcome.kind}`);
-  return outcome.instructions;
+/** Instructions of the size the sandbox bank issues (the ceiling must write rows of real size). */
+export function sampleInstructions(merchantName: string): Instructions {
+  return {
+    type: 'virtual_account',
+    bank_code: 'BCA',
+    bank_name: 'Bank Central Asia',
+    account_number: '3901269986246138',
+    account_holder_name: merchantName.slice(0, 60),
+  };
 }
 
 export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Promise<WrittenCreate> {
@@ -73,6 +59,9 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
     operation: CREATE_OPERATION,
     key: `ceiling-${process.pid}-${seq}-${paymentId}`,
   };
+  const expiresAt = new Date(now.getTime() + sandboxBankCapabilities.instructionTtl.defaultMs);
+  const candidates = [{ connector: 'sandbox_bank', channel: 'bank' as const, instrument: 'BCA' }];
+  const trace = [{ connector: 'sandbox_bank', channel: 'bank' as const, decision: 'candidate' as const, reason: 'ceiling' }];
   const processing: Payment = {
     id: paymentId,
     merchantId: principal.merchantId,
@@ -91,7 +80,7 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
     callbackUrl: null,
     apiVersion: principal.apiVersion,
     version: 1,
-    expiresAt: new Date(now.getTime() + sandboxBankCapabilities.instructionTtl.defaultMs),
+    expiresAt,
     failureCode: null,
     failureMessage: null,
     amountRefundedMinor: 0n,
@@ -99,34 +88,37 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
     updatedAt: now,
     succeededAt: null,
     closedAt: null,
+    routing: { candidates, trace, attempts: [] },
+    amountPaidMinor: 0n,
+    latePayment: null,
+    cancellationReason: null,
   };
   const leaseToken = `lease-${seq}`;
 
-  await store.transaction(async (tx) => {
-    const inserted = await insertStartedKey(tx, scope, {
+  const existing = await store.transaction((tx) =>
+    writeCreateStart(tx, {
+      scope,
       fingerprint: 'ceiling',
-      recoveryPoint: 'payment_created',
-      resourceId: paymentId,
       leaseToken,
       lockedUntil: new Date(now.getTime() + LEASE_MS),
-      now,
-      expiresAt: new Date(now.getTime() + TTL_MS),
-    });
-    if (!inserted) throw new Error('ceiling key collided');
-    await insertPayment(tx, processing);
-    await insertAttempt(tx, {
-      id: attemptId,
-      paymentId,
-      merchantId: principal.merchantId,
-      environment: principal.environment,
-      seq: 1,
-      connector: 'sandbox_bank',
-      channel: 'bank',
-      instrument: 'BCA',
-      routingTrace: [{ connector: 'sandbox_bank', decision: 'candidate' }],
-      now,
-    });
-  });
+      keyExpiresAt: new Date(now.getTime() + TTL_MS),
+      payment: processing,
+      attempt: {
+        id: attemptId,
+        paymentId,
+        merchantId: principal.merchantId,
+        environment: principal.environment,
+        seq: 1,
+        connector: 'sandbox_bank',
+        channel: 'bank',
+        instrument: 'BCA',
+        routingTrace: trace,
+        chargeExpiresAt: expiresAt,
+        now,
+      },
+    }),
+  );
+  if (existing !== undefined) throw new Error('ceiling key collided');
 
   const later = new Date();
   const pending: Payment = {
@@ -137,37 +129,28 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
     instructions: ctx.instructions,
     version: 2,
     updatedAt: later,
+    routing: {
+      candidates,
+      trace,
+      attempts: [{ attempt_id: attemptId, connector: 'sandbox_bank', status: 'issued', error_code: null }],
+    },
   };
   const view = paymentView(pending, ctx.publicBaseUrl);
   const body = JSON.stringify(view);
-  await store.transaction(async (tx) => {
-    const finished = await finishKey(tx, scope, {
+  const finished = await store.transaction((tx) =>
+    writeCreateFinish(tx, {
+      scope,
       leaseToken,
-      responseStatus: 201,
-      responseBody: body,
-      now: later,
-      expiresAt: new Date(later.getTime() + TTL_MS),
-    });
-    if (!finished) throw new Error('ceiling key not finished');
-    await markAttemptIssued(tx, {
-      id: attemptId,
+      body,
+      view,
+      previous: processing,
+      pending,
+      attemptId,
       providerReference: `ceiling_${attemptId}`,
-      instructions: ctx.instructions,
-      now: later,
-    });
-    if (!(await markPaymentPending(tx, pending))) throw new Error('ceiling payment not pending');
-    await insertEvent(tx, {
-      merchantId: principal.merchantId,
-      environment: principal.environment,
-      type: 'payment.pending',
-      objectType: 'payment',
-      objectId: paymentId,
-      objectVersion: 2,
-      apiVersion: principal.apiVersion,
-      object: view,
-      previousAttributes: { status: 'processing', instructions: null },
-      now: later,
-    });
-  });
+      keyExpiresAt: new Date(later.getTime() + TTL_MS),
+      nextSyncAt: new Date(later.getTime() + 5 * 60_000),
+    }),
+  );
+  if (!finished) throw new Error('ceiling key not finished');
   return { paymentId, scope, body };
 }

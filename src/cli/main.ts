@@ -6,9 +6,15 @@ import { MigrationError } from '../db/migrate.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
 import { listMerchants } from '../modules/merchants/merchant-repo.ts';
+import {
+  parseMerchantSettings,
+  readMerchantSettingsDocument,
+  saveMerchantSettings,
+} from '../modules/merchants/merchant-settings.ts';
 import { createMerchantService } from '../modules/merchants/merchant-service.ts';
-import { openRuntime, type Runtime } from '../runtime.ts';
 import { runWorker } from './worker.ts';
+import { BUILT_IN_CAPABILITIES, openRuntime, resolveSecret, type Runtime, sandboxMasterSecret } from '../runtime.ts';
+import { sandboxCredentials } from '../sandbox/sandbox-secrets.ts';
 
 /**
  * `npx tributary …`: the operator's tool. It opens the same store the server uses (on the
@@ -18,10 +24,13 @@ const USAGE = `Usage: tributary <command> [options]
 
   merchants create --name NAME [--json]         create a merchant with a sandbox and a production key
   merchants list [--json]
+  merchants settings MER_ID [--set JSON] [--json] show (or replace) settings: late_payment_policy,
+                                                 instruction_ttl_seconds, routing (docs/payments.md)
   keys create --merchant MER_ID --environment sandbox|production [--json]
   keys list --merchant MER_ID [--json]
   keys revoke KEY_ID [--json]
   keys roll KEY_ID [--overlap-hours N] [--json]  new key now, old one expires after N hours (default 24)
+  sandbox keys [--json]                          the sandbox providers' API keys (for their control API, docs/sandbox.md)
   migrate                                        apply pending migrations and exit
   worker                                         dispatch webhooks until SIGTERM (any number, on PostgreSQL)
 
@@ -49,6 +58,7 @@ async function run(argv: string[]): Promise<void> {
       merchant: { type: 'string' },
       environment: { type: 'string' },
       'overlap-hours': { type: 'string' },
+      set: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -59,6 +69,21 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
+  if (`${group} ${action ?? ''}`.trim() === 'sandbox keys') {
+    // Needs only the secret, not the store: works while an embedded server holds DATA_DIR.
+    const master = sandboxMasterSecret(config, resolveSecret(config));
+    const keys = Object.fromEntries(
+      BUILT_IN_CAPABILITIES.filter((c) => c.simulator).map((c) => [c.connector, sandboxCredentials(master, c.connector).apiKey]),
+    );
+    print(
+      values.json,
+      keys,
+      Object.entries(keys)
+        .map(([connector, key]) => `${connector.padEnd(16)} ${key}`)
+        .join('\n'),
+    );
+    return;
+  }
   const log = createLogger(process.env['LOG_LEVEL'] ?? (group === 'worker' ? 'info' : 'warn'));
   const runtime: Runtime = await openRuntime(config, 'cli', log);
   try {
@@ -90,6 +115,37 @@ async function run(argv: string[]): Promise<void> {
           list.map((m) => ({ id: m.id, name: m.name, api_version: m.apiVersion, created_at: iso(m.createdAt) })),
           list.map((m) => `${m.id}  ${m.name}`).join('\n') || 'no merchants',
         );
+        return;
+      }
+      case 'merchants settings': {
+        if (arg === undefined) throw new UsageError('merchants settings MER_ID [--set JSON]');
+        if (values.set !== undefined) {
+          let document: unknown;
+          try {
+            document = JSON.parse(values.set);
+          } catch {
+            throw new UsageError('--set must be a JSON object');
+          }
+          if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+            throw new UsageError('--set must be a JSON object');
+          }
+          if (!(await saveMerchantSettings(runtime.store, arg, document as Record<string, unknown>))) {
+            throw new UsageError(`no merchant ${arg}`);
+          }
+        }
+        const stored = await readMerchantSettingsDocument(runtime.store, arg);
+        if (stored === undefined) throw new UsageError(`no merchant ${arg}`);
+        const effective = parseMerchantSettings(stored);
+        const view = {
+          id: arg,
+          settings: stored,
+          effective: {
+            late_payment_policy: effective.latePaymentPolicy,
+            instruction_ttl_ms: effective.instructionTtlMs,
+            routing: effective.routing,
+          },
+        };
+        print(json, view, JSON.stringify(view, null, 2));
         return;
       }
       case 'keys create': {

@@ -20,6 +20,11 @@ export const ERROR_CATALOGUE = {
     status: 401,
     description: 'The `Authorization: Bearer <API_KEY>` header is missing, malformed, unknown, expired or revoked.',
   },
+  invalid_signature: {
+    status: 401,
+    description:
+      'Provider notifications only: the signature header is missing, does not match the body, or its timestamp is outside the 300 s window (a replay). Nothing was stored.',
+  },
   resource_not_found: {
     status: 404,
     description:

@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   reconciliation: 'rec',
   request: 'req',
   journalEntry: 'je',
+  notification: 'ntf',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

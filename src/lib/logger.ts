@@ -38,6 +38,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 const SECRET_PATTERNS: readonly RegExp[] = [
   /\bsk_(?:test|live)_[A-Za-z0-9]+/g, // our API keys
   /\bwhsec_[A-Za-z0-9+/=]+/g, // webhook secrets
+  /\bsbx_(?:sk|whsec)_[A-Za-z0-9]+/g, // sandbox provider API keys and signing secrets
   /\b(?:\d[ -]?){13,19}\b/g, // anything shaped like a card number (PAN)
 ];
 

@@ -80,6 +80,10 @@ export async function seedPayment(q: Queryable, o: SeedOptions): Promise<Payment
     updatedAt: o.createdAt,
     succeededAt: status === 'succeeded' ? o.createdAt : null,
     closedAt: closed ? o.createdAt : null,
+    routing: null,
+    amountPaidMinor: 0n,
+    latePayment: null,
+    cancellationReason: null,
   };
   await insertPayment(q, payment);
   return payment;

@@ -3,7 +3,9 @@ import type { ChargeOutcome, ChargeRequest, Channel, Connector } from '../../src
 /**
  * A connector whose answers the test decides, for the failure cases the sandbox providers do not
  * produce on their own (refusals, timeouts, a call that blocks until released). It records every
- * call it receives, so tests can assert what reached the "provider".
+ * call it receives, so tests can assert what reached the "provider". Only charge creation is
+ * scriptable; the other flows answer as a provider that knows no charge (lifecycle tests use the
+ * sandbox providers over HTTP instead).
  */
 export interface ScriptedConnector extends Connector {
   calls: ChargeRequest[];
@@ -44,6 +46,12 @@ export function createScriptedConnector(name: string, channel: Channel = 'bank')
       connector.calls.push(request);
       return connector.behaviour(request, ctx.signal);
     },
+    cancelCharge: async () => ({ kind: 'refused', code: 'not_found', message: 'scripted connector keeps no charges' }),
+    queryCharge: async () => ({ kind: 'not_found' }),
+    refund: async () => ({ kind: 'refused', code: 'not_found', message: 'scripted connector keeps no charges' }),
+    verifyNotification: () => ({ ok: false, reason: 'bad_signature' }),
+    parseNotification: () => ({ ok: false, reason: 'scripted connector sends no notifications' }),
+    fetchSettlementReport: async () => ({ kind: 'report', entries: [] }),
   };
   return connector;
 }

@@ -1,19 +1,31 @@
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { Connector } from '../../src/connectors/core/connector.ts';
 import { ConnectorRegistry } from '../../src/connectors/core/registry.ts';
+import type { SandboxConnectorOptions } from '../../src/connectors/core/sandbox-wire.ts';
+import { sweepExpired } from '../../src/jobs/expiry-sweeper.ts';
+import { syncDueAttempts } from '../../src/jobs/status-sync.ts';
 import { type Clock, ManualClock } from '../../src/lib/clock.ts';
 import { type Failpoints, noFailpoints } from '../../src/lib/failpoints.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createAuthenticator } from '../../src/modules/merchants/authenticator.ts';
 import { createMerchantService, type MerchantService } from '../../src/modules/merchants/merchant-service.ts';
+import { processDueNotifications } from '../../src/modules/notifications/process-notifications.ts';
 import type { CreatePaymentDeps } from '../../src/modules/payments/create-payment.ts';
 import type { RateLimiter } from '../../src/modules/rate-limits/rate-limiter.ts';
+import { ConnectorHealthTracker } from '../../src/modules/routing/connector-health.ts';
 import { builtInConnectors } from '../../src/runtime.ts';
+import type { SandboxProvider } from '../../src/sandbox/provider-engine.ts';
+import { createSandboxProviders, SANDBOX_PROVIDERS_PREFIX, type SandboxProviders } from '../../src/sandbox/sandbox-providers.ts';
 import { openTestStore, type TestStore } from './test-store.ts';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0001';
 export const PUBLIC_BASE_URL = 'http://127.0.0.1:8080';
+export const STATUS_SYNC_DELAY_MS = 5 * 60_000;
+/** Bounds every "until nothing is left" loop in the harness. */
+const MAX_ROUNDS = 20;
 
 export interface TestMerchant {
   id: string;
@@ -30,6 +42,24 @@ export interface TestApp {
   a: TestMerchant;
   b: TestMerchant;
   createDeps: CreatePaymentDeps;
+  /** The sandbox providers, served by this app on loopback HTTP (notifications are sent on demand). */
+  providers: SandboxProviders;
+  connectors: ConnectorRegistry;
+  health: ConnectorHealthTracker;
+  /** Where the app listens on loopback (the connectors and the providers talk over it). */
+  baseUrl: string;
+  /** Sends the providers' due notifications and processes them, until nothing is left (bounded). */
+  deliverNotifications(): Promise<{ sent: number; processed: number }>;
+  /** The sandbox provider behind a connector (tests set its faults, or make it act). */
+  provider(connector: 'sandbox_bank' | 'sandbox_ewallet' | 'sandbox_counter'): SandboxProvider;
+  /** GET /payment/{id} as merchant A (sandbox), parsed. */
+  payment(id: unknown): Promise<Record<string, unknown>>;
+  /** The payment's events in version order, as `type@version` / as types only. */
+  eventTrail(id: unknown): Promise<string[]>;
+  eventTypes(id: unknown): Promise<string[]>;
+  /** Runs the expiry sweeper / status sync once, as the jobs do. */
+  sweepExpired(): Promise<number>;
+  syncStatuses(): Promise<number>;
   call(
     method: 'GET' | 'POST' | 'DELETE',
     url: string,
@@ -42,10 +72,14 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Replaces the built-in connectors. */
   connectors?: Connector[];
+  /** Adds connectors after the built-in ones (e.g. a scripted one to fail over from or to). */
+  extraConnectors?: Connector[];
   productionConnectors?: string[];
   failpoints?: Failpoints;
   idempotencyLeaseMs?: number;
   connectorTimeoutMs?: number;
+  /** HTTP settings of the built-in connectors (retries, per-try timeout). */
+  connectorHttp?: SandboxConnectorOptions['http'];
   webhookAllowlist?: string[];
   authCacheTtlMs?: number;
   testStore?: TestStore;
@@ -57,15 +91,35 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const { store } = testStore;
   const clock = options.clock ?? new ManualClock(new Date());
   const log = createLogger(process.env['TEST_LOG_LEVEL'] ?? 'silent');
-  const connectorList = options.connectors ?? builtInConnectors();
+  let baseUrl = '';
+  // The providers run inside the app, on loopback, like the embedded default; notifications go out
+  // only when a test calls deliverNotifications(), so no test waits on a timer.
+  const providers = createSandboxProviders({
+    clock,
+    masterSecret: TEST_SECRET,
+    callbackBaseUrl: () => baseUrl,
+    log,
+    autoDispatch: false,
+  });
+  const connectorList = options.connectors ?? [
+    ...builtInConnectors({
+      sandboxBaseUrl: () => `${baseUrl}${SANDBOX_PROVIDERS_PREFIX}`,
+      sandboxSecret: TEST_SECRET,
+      log,
+      http: { retryBackoffMs: 0, perTryTimeoutMs: 2_500, ...options.connectorHttp },
+    }),
+    ...(options.extraConnectors ?? []),
+  ];
   const connectors = new ConnectorRegistry(
     connectorList,
     options.productionConnectors ?? connectorList.map((c) => c.capabilities.connector),
   );
+  const health = new ConnectorHealthTracker();
   const readiness = { shuttingDown: false };
   const common = {
     idempotencyLeaseMs: options.idempotencyLeaseMs ?? 60_000,
-    connectorTimeoutMs: options.connectorTimeoutMs ?? 2_000,
+    // Generous: a loaded machine must not turn a slow loopback answer into a failover.
+    connectorTimeoutMs: options.connectorTimeoutMs ?? 5_000,
   };
   const failpoints = options.failpoints ?? noFailpoints;
   const app = await buildApp({
@@ -81,9 +135,17 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     webhookAllowlist: options.webhookAllowlist ?? [],
     bodyLimitBytes: 64 * 1024,
     idempotencyTtlHours: 24,
+    sandboxProviders: providers,
+    health,
+    statusSyncDelayMs: STATUS_SYNC_DELAY_MS,
     ...common,
     ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
   });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('test app is not listening on TCP');
+  baseUrl = `http://127.0.0.1:${address.port}`;
+
   const merchants = createMerchantService({ store, clock, secret: TEST_SECRET });
   const make = async (name: string): Promise<TestMerchant> => {
     const m = await merchants.createMerchant(name);
@@ -91,6 +153,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
   const a = await make('Merchant A');
   const b = await make('Merchant B');
+  const lifecycle = {
+    store,
+    clock,
+    log,
+    publicBaseUrl: PUBLIC_BASE_URL,
+    connectors,
+    connectorTimeoutMs: common.connectorTimeoutMs,
+  };
   return {
     app,
     testStore,
@@ -98,6 +168,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     merchants,
     a,
     b,
+    providers,
+    connectors,
+    health,
+    baseUrl,
     createDeps: {
       store,
       connectors,
@@ -106,8 +180,47 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       log,
       publicBaseUrl: PUBLIC_BASE_URL,
       idempotencyTtlMs: 24 * 3_600_000,
+      health,
+      statusSyncDelayMs: STATUS_SYNC_DELAY_MS,
       ...common,
     },
+    async deliverNotifications() {
+      let sent = 0;
+      let processed = 0;
+      for (let round = 0; round < MAX_ROUNDS; round += 1) {
+        const s = await providers.dispatchDue();
+        const p = await processDueNotifications(lifecycle, 100);
+        sent += s;
+        processed += p;
+        if (s === 0 && p === 0) break;
+      }
+      return { sent, processed };
+    },
+    provider(connector) {
+      const provider = providers.byConnector(connector);
+      assert.ok(provider, `no sandbox provider for ${connector}`);
+      return provider;
+    },
+    async payment(id) {
+      return json(
+        await app.inject({ method: 'GET', url: `/payment/${String(id)}`, headers: { authorization: `Bearer ${a.sandboxKey}` } }),
+      );
+    },
+    async eventTrail(id) {
+      const rows = await store.query<{ type: string; object_version: number }>(
+        'SELECT type, object_version FROM events WHERE object_id = $1 ORDER BY object_version',
+        [id],
+      );
+      return rows.map((e) => `${e.type}@${e.object_version}`);
+    },
+    async eventTypes(id) {
+      const rows = await store.query<{ type: string }>('SELECT type FROM events WHERE object_id = $1 ORDER BY object_version', [
+        id,
+      ]);
+      return rows.map((e) => e.type);
+    },
+    sweepExpired: () => sweepExpired(lifecycle, 100),
+    syncStatuses: () => syncDueAttempts({ ...lifecycle, statusSyncDelayMs: STATUS_SYNC_DELAY_MS, health }, 100),
     async call(method, url, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       const key = opts.key === undefined ? a.sandboxKey : opts.key;
@@ -127,6 +240,23 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       if (options.testStore === undefined) await testStore.close();
     },
   };
+}
+
+/** The start time of suites that use appForSuite (any fixed instant works; tests move the clock). */
+export const SUITE_START = new Date('2026-11-21T10:00:00Z');
+
+/**
+ * One app per `describe` block, with its own ManualClock: created before the block's tests,
+ * closed after them. Read `ctx.t` and `ctx.clock` inside tests.
+ */
+export function appForSuite(options: Omit<TestAppOptions, 'clock'> = {}): { readonly t: TestApp; readonly clock: ManualClock } {
+  const ctx = {} as { t: TestApp; clock: ManualClock };
+  before(async () => {
+    ctx.clock = new ManualClock(SUITE_START);
+    ctx.t = await createTestApp({ ...options, clock: ctx.clock });
+  });
+  after(() => ctx.t.close());
+  return ctx;
 }
 
 let counter = 0;

@@ -38,8 +38,8 @@ describe(`database guards (${TEST_STORE})`, () => {
     );
     await q("UPDATE payments SET status = 'expired', version = version + 1 WHERE id = $1", [id]);
     await assert.rejects(
-      q("UPDATE payments SET status = 'succeeded', version = version + 1 WHERE id = $1", [id]),
-      /expired -> succeeded/,
+      q("UPDATE payments SET status = 'pending', version = version + 1 WHERE id = $1", [id]),
+      /expired -> pending/,
     );
   });
 

@@ -9,7 +9,6 @@ import { ERROR_CATALOGUE } from '../../src/lib/error-catalogue.ts';
 import { noFailpoints, parseFailpoints } from '../../src/lib/failpoints.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createAuthenticator } from '../../src/modules/merchants/authenticator.ts';
-import { builtInConnectors } from '../../src/runtime.ts';
 import { createTestApp, json, quickStart, type TestApp, TEST_SECRET } from '../harness/test-app.ts';
 import { openTestStore } from '../harness/test-store.ts';
 
@@ -157,7 +156,7 @@ describe('database outage', () => {
     const app = await buildApp({
       store,
       clock: systemClock,
-      connectors: new ConnectorRegistry(builtInConnectors(), []),
+      connectors: new ConnectorRegistry([], []),
       authenticator: createAuthenticator({ store, clock: systemClock, secret: TEST_SECRET, cacheTtlMs: 0 }),
       failpoints: noFailpoints,
       log: createLogger('silent'),

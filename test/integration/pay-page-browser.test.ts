@@ -64,7 +64,7 @@ describe('payer page in Chromium', { skip: SKIP }, () => {
   before(async () => {
     mkdirSync(OUTPUT_DIR, { recursive: true });
     t = await createTestApp();
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = t.baseUrl; // the test app already listens on loopback
     browser = await launch({ javaScriptEnabled: true });
   });
   after(async () => {

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { ConnectorCapabilities } from '../../src/connectors/core/connector.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
 import { formatMajorAmount } from '../../src/lib/money.ts';
-import { builtInConnectors } from '../../src/runtime.ts';
+import { BUILT_IN_CAPABILITIES } from '../../src/runtime.ts';
 import { openApiValidators } from '../harness/openapi.ts';
 import { createTestApp, json, quickStart, type TestApp } from '../harness/test-app.ts';
 
@@ -19,7 +19,7 @@ interface MethodBody {
   supports: { cancel: boolean; refund: boolean; partial_refund: boolean };
 }
 
-const capabilities: ConnectorCapabilities[] = builtInConnectors().map((c) => c.capabilities);
+const capabilities: ConnectorCapabilities[] = [...BUILT_IN_CAPABILITIES];
 const byName = (name: string) => {
   const c = capabilities.find((x) => x.connector === name);
   assert.ok(c !== undefined, name);

@@ -58,10 +58,10 @@ const CREATORS: Record<string, { prefix: string; create: Creator }> = {
 
 /**
  * Routes with a path parameter that are public by design (product.md), not tenant-scoped reads:
- * the payer's hosted page is reached by its unguessable id without a key; provider callbacks name a
+ * the payer's hosted page (and its status poll) is reached by its unguessable id without a key; provider callbacks name a
  * connector, not an object, and are authenticated by the provider's signature.
  */
-const PUBLIC_BY_DESIGN = new Set(['/pay/{id}', '/provider/{connector}/callback']);
+const PUBLIC_BY_DESIGN = new Set(['/pay/{id}', '/pay/{id}/status', '/provider/{connector}/callback']);
 
 const kindOf = (path: string) => path.replace(/^\/sandbox\//, '/').split('/')[1] ?? '';
 /** A well-formed id of the same kind that exists nowhere. */

@@ -4,9 +4,9 @@ import fc from 'fast-check';
 import type { ConnectorCapabilities } from '../../src/connectors/core/connector.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
 import { routePayment } from '../../src/modules/routing/route-payment.ts';
-import { builtInConnectors } from '../../src/runtime.ts';
+import { BUILT_IN_CAPABILITIES } from '../../src/runtime.ts';
 
-const caps = builtInConnectors().map((c) => c.capabilities);
+const caps = [...BUILT_IN_CAPABILITIES];
 const channelArb = fc.constantFrom('bank', 'ewallet', 'counter', 'auto' as const);
 const currencyArb = fc.constantFrom('IDR', 'PHP', 'VND', 'USD', 'JPY') as fc.Arbitrary<CurrencyCode>;
 const amountArb = fc.bigInt({ min: 1n, max: 10_000_000_000_000n });
@@ -89,5 +89,104 @@ describe('routePayment refusals', () => {
       ['bank', 'ewallet', 'counter'],
     );
     assert.equal(result.trace.length, 3);
+  });
+});
+
+describe('routePayment with merchant preferences and connector health (property)', () => {
+  const channelListArb = fc.shuffledSubarray(['bank', 'ewallet', 'counter'] as const);
+  const names = caps.map((c) => c.connector);
+  const preferencesArb = fc.record(
+    {
+      channelOrder: channelListArb,
+      connectorOrder: fc.shuffledSubarray(names),
+      excludedConnectors: fc.subarray(names),
+      instruments: fc.dictionary(fc.constantFrom(...names), fc.constantFrom('BCA', 'BNI', 'DANA', 'INDOMARET', 'NOPE')),
+    },
+    { requiredKeys: [] },
+  );
+  const healthArb = fc.dictionary(
+    fc.constantFrom(...names),
+    fc.record({
+      state: fc.constantFrom('healthy', 'degraded', 'down') as fc.Arbitrary<'healthy' | 'degraded' | 'down'>,
+      consecutiveFailures: fc.nat(9),
+    }),
+  );
+
+  const inputArb = fc.tuple(channelArb, currencyArb, amountArb, subsetArb, preferencesArb, healthArb);
+
+  it('every candidate supports the request, is not excluded, and each connector appears once', () => {
+    fc.assert(
+      fc.property(inputArb, ([channel, currency, amountMinor, enabled, prefs, health]) => {
+        const result = routePayment({ channel, currency, amountMinor }, enabled, prefs, health);
+        if (!result.ok) return;
+        assert.equal(new Set(result.candidates.map((c) => c.connector)).size, result.candidates.length);
+        for (const candidate of result.candidates) {
+          const c = enabled.find((e) => e.connector === candidate.connector) as ConnectorCapabilities;
+          assert.ok(c);
+          assert.ok(!(prefs.excludedConnectors ?? []).includes(c.connector));
+          if (channel !== 'auto') assert.equal(c.channel, channel);
+          const bounds = c.currencies[currency];
+          assert.ok(bounds !== undefined && amountMinor >= bounds.minMinor && amountMinor <= bounds.maxMinor);
+          assert.ok(c.instruments.some((i) => i.code === candidate.instrument));
+          const preferred = prefs.instruments?.[c.connector];
+          if (preferred !== undefined && c.instruments.some((i) => i.code === preferred))
+            assert.equal(candidate.instrument, preferred);
+        }
+        // Ranks in the trace follow the candidate order.
+        const ranked = result.trace.filter((e) => e.decision === 'candidate');
+        assert.deepEqual(
+          ranked.map((e) => e.connector),
+          result.candidates.map((c) => c.connector),
+        );
+        assert.deepEqual(
+          ranked.map((e) => e.rank),
+          result.candidates.map((_, i) => i + 1),
+        );
+      }),
+    );
+  });
+
+  it('a connector that is down is never ahead of one that is not', () => {
+    fc.assert(
+      fc.property(inputArb, ([channel, currency, amountMinor, enabled, prefs, health]) => {
+        const result = routePayment({ channel, currency, amountMinor }, enabled, prefs, health);
+        if (!result.ok) return;
+        const down = result.candidates.map((c) => health[c.connector]?.state === 'down');
+        const firstDown = down.indexOf(true);
+        if (firstDown >= 0) assert.ok(down.slice(firstDown).every(Boolean));
+      }),
+    );
+  });
+
+  it('same input, same decision', () => {
+    fc.assert(
+      fc.property(inputArb, ([channel, currency, amountMinor, enabled, prefs, health]) => {
+        const request = { channel, currency, amountMinor };
+        assert.deepEqual(routePayment(request, enabled, prefs, health), routePayment(request, enabled, prefs, health));
+      }),
+    );
+  });
+
+  it('health and preferences only reorder: the set of candidates is the same as without them, minus exclusions', () => {
+    fc.assert(
+      fc.property(inputArb, ([channel, currency, amountMinor, enabled, prefs, health]) => {
+        const plain = routePayment({ channel, currency, amountMinor }, enabled);
+        const tuned = routePayment({ channel, currency, amountMinor }, enabled, prefs, health);
+        const names = (r: typeof plain) => (r.ok ? r.candidates.map((c) => c.connector).sort() : []);
+        const expected = names(plain).filter((n) => !(prefs.excludedConnectors ?? []).includes(n));
+        assert.deepEqual(names(tuned), expected);
+      }),
+    );
+  });
+
+  it('auto follows the merchant channel order', () => {
+    const result = routePayment({ channel: 'auto', currency: 'IDR' as CurrencyCode, amountMinor: 2_000_000n }, caps, {
+      channelOrder: ['counter', 'ewallet'],
+    });
+    assert.ok(result.ok);
+    assert.deepEqual(
+      result.candidates.map((c) => c.channel),
+      ['counter', 'ewallet', 'bank'],
+    );
   });
 });

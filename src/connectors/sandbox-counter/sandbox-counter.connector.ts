@@ -1,17 +1,18 @@
 import type { Connector, ConnectorCapabilities } from '../core/connector.ts';
-import { digitsFrom } from '../core/deterministic.ts';
-
-const PARTNERS = [
-  { code: 'ALFAMART', name: 'Alfamart (sandbox)', outlets: ['Alfamart', 'Alfamidi', 'Dan+Dan'] },
-  { code: 'INDOMARET', name: 'Indomaret (sandbox)', outlets: ['Indomaret', 'Ceriamart'] },
-] as const;
+import { createHttpConnector } from '../core/http-connector.ts';
+import { createProviderHttp } from '../core/provider-http.ts';
+import type { SandboxConnectorOptions } from '../core/sandbox-wire.ts';
+import { counterTransformers } from './transformers.ts';
 
 export const sandboxCounterCapabilities: ConnectorCapabilities = {
   connector: 'sandbox_counter',
   displayName: 'Sandbox over-the-counter',
   channel: 'counter',
   simulator: true,
-  instruments: PARTNERS.map(({ code, name }) => ({ code, name })),
+  instruments: [
+    { code: 'ALFAMART', name: 'Alfamart (sandbox)' },
+    { code: 'INDOMARET', name: 'Indomaret (sandbox)' },
+  ],
   currencies: {
     IDR: { minMinor: 1_000_000n, maxMinor: 500_000_000n }, // 10,000.00 – 5,000,000.00
     PHP: { minMinor: 5_000n, maxMinor: 5_000_000n }, // 50.00 – 50,000.00
@@ -20,27 +21,24 @@ export const sandboxCounterCapabilities: ConnectorCapabilities = {
   supports: { cancel: true, refund: false, partialRefund: false, settlement: true },
 };
 
-/** A simulated retail counter partner: a payment code and the outlets that accept it. */
-export function createSandboxCounterConnector(): Connector {
-  return {
+/** The sandbox retail counter partner: payment codes and the outlets that take them, over HTTP. */
+export function createSandboxCounterConnector(options: SandboxConnectorOptions): Connector {
+  return createHttpConnector({
     capabilities: sandboxCounterCapabilities,
-    async createCharge(request) {
-      const partner = PARTNERS.find((p) => p.code === request.instrument);
-      if (partner === undefined) return { kind: 'refused', code: 'unknown_partner', message: `no partner ${request.instrument}` };
-      const code = `TRB${digitsFrom(`pc:${request.attemptId}`, 10)}`;
-      return {
-        kind: 'issued',
-        providerReference: `sbct_${digitsFrom(request.attemptId, 16)}`,
-        expiresAt: request.expiresAt,
-        instructions: {
-          type: 'counter',
-          partner: partner.code,
-          partner_name: partner.name,
-          payment_code: code,
-          barcode_value: code,
-          outlets: [...partner.outlets],
-        },
-      };
+    http: createProviderHttp({
+      connector: sandboxCounterCapabilities.connector,
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      log: options.log,
+      ...options.http,
+    }),
+    paths: {
+      charges: '/counter/v1/payment_codes',
+      closeVerb: 'cancel',
+      refunds: '/counter/v1/refunds',
+      settlements: '/counter/v1/settlements',
     },
-  };
+    transformers: counterTransformers,
+    signature: { header: 'x-sandbox-signature', secrets: options.webhookSecrets },
+  });
 }

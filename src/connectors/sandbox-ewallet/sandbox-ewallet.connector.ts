@@ -1,18 +1,19 @@
 import type { Connector, ConnectorCapabilities } from '../core/connector.ts';
-import { digitsFrom, tokenFrom } from '../core/deterministic.ts';
-
-const WALLETS = [
-  { code: 'SANDBOXPAY', name: 'SandboxPay' },
-  { code: 'DANA', name: 'DANA (sandbox)' },
-  { code: 'GCASH', name: 'GCash (sandbox)' },
-] as const;
+import { createHttpConnector } from '../core/http-connector.ts';
+import { createProviderHttp } from '../core/provider-http.ts';
+import type { SandboxConnectorOptions } from '../core/sandbox-wire.ts';
+import { ewalletTransformers } from './transformers.ts';
 
 export const sandboxEwalletCapabilities: ConnectorCapabilities = {
   connector: 'sandbox_ewallet',
   displayName: 'Sandbox e-wallet',
   channel: 'ewallet',
   simulator: true,
-  instruments: WALLETS,
+  instruments: [
+    { code: 'SANDBOXPAY', name: 'SandboxPay' },
+    { code: 'DANA', name: 'DANA (sandbox)' },
+    { code: 'GCASH', name: 'GCash (sandbox)' },
+  ],
   currencies: {
     IDR: { minMinor: 10_000n, maxMinor: 2_000_000_000n }, // 100.00 – 20,000,000.00
     PHP: { minMinor: 100n, maxMinor: 10_000_000n }, // 1.00 – 100,000.00
@@ -22,27 +23,24 @@ export const sandboxEwalletCapabilities: ConnectorCapabilities = {
   supports: { cancel: true, refund: true, partialRefund: true, settlement: true },
 };
 
-/** A simulated e-wallet: a checkout URL, a deep link and a QR string per attempt. */
-export function createSandboxEwalletConnector(): Connector {
-  return {
+/** The sandbox e-wallet: checkout URL, deep link and QR string, over HTTP. */
+export function createSandboxEwalletConnector(options: SandboxConnectorOptions): Connector {
+  return createHttpConnector({
     capabilities: sandboxEwalletCapabilities,
-    async createCharge(request) {
-      const wallet = WALLETS.find((w) => w.code === request.instrument);
-      if (wallet === undefined) return { kind: 'refused', code: 'unknown_wallet', message: `no wallet ${request.instrument}` };
-      const token = tokenFrom(`ew:${request.attemptId}`, 22);
-      return {
-        kind: 'issued',
-        providerReference: `sbew_${digitsFrom(request.attemptId, 16)}`,
-        expiresAt: request.expiresAt,
-        instructions: {
-          type: 'ewallet',
-          provider: wallet.code,
-          provider_name: wallet.name,
-          checkout_url: `https://checkout.sandbox.invalid/${wallet.code.toLowerCase()}/${token}`,
-          deep_link: `${wallet.code.toLowerCase()}://pay?token=${token}`,
-          qr_string: `00020101021226${digitsFrom(`qr:${request.attemptId}`, 24)}5303360540${request.amountMinor}6304`,
-        },
-      };
+    http: createProviderHttp({
+      connector: sandboxEwalletCapabilities.connector,
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      log: options.log,
+      ...options.http,
+    }),
+    paths: {
+      charges: '/ewallet/v1/charges',
+      closeVerb: 'void',
+      refunds: '/ewallet/v1/refunds',
+      settlements: '/ewallet/v1/settlements',
     },
-  };
+    transformers: ewalletTransformers,
+    signature: { header: 'x-ewallet-signature', secrets: options.webhookSecrets },
+  });
 }

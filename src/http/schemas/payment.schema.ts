@@ -111,6 +111,64 @@ const CounterInstructions = Type.Object(
   { additionalProperties: false, title: 'Over the counter' },
 );
 
+const ChannelName = StringEnum(['bank', 'ewallet', 'counter'] as const);
+
+/** How the payment was routed (docs/routing.md): candidates in order, the trace, the attempts. */
+const RoutingSchema = Type.Object(
+  {
+    candidates: Type.Array(
+      Type.Object({ connector: Type.String(), channel: ChannelName, instrument: Type.String() }, { additionalProperties: false }),
+      { description: 'Connectors in the order they were (or would be) tried.' },
+    ),
+    trace: Type.Array(
+      Type.Object(
+        {
+          connector: Type.String(),
+          channel: ChannelName,
+          decision: StringEnum(['candidate', 'excluded'] as const),
+          reason: Type.String(),
+          rank: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Why each enabled connector is a candidate (with its rank) or excluded.' },
+    ),
+    attempts: Type.Array(
+      Type.Object(
+        {
+          attempt_id: Type.String(),
+          connector: Type.String(),
+          status: Type.String(),
+          error_code: Nullable(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Attempts made when the instructions were issued; a failed one means failover to the next.' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const LatePaymentSchema = Type.Object(
+  {
+    attempt_id: Type.String(),
+    received_at: Timestamp('When the provider reported the payment.'),
+    amount: Type.Number(),
+    resolution: StringEnum(['accepted', 'refund_required'] as const, {
+      description:
+        '`accepted`: the payment became succeeded. `refund_required`: the money is to be returned; the payment stays closed.',
+    }),
+    reason: StringEnum([
+      'paid_before_expiry',
+      'merchant_policy',
+      'reference_no_reused',
+      'payment_failed',
+      'stray_attempt',
+    ] as const),
+  },
+  { additionalProperties: false },
+);
+
 export const PaymentSchema = Type.Object(
   {
     id: Type.String({ description: '`pay_…`' }),
@@ -153,6 +211,16 @@ export const PaymentSchema = Type.Object(
     updated_at: Timestamp('Last change.'),
     succeeded_at: Nullable(Timestamp('When the payer paid.')),
     closed_at: Nullable(Timestamp('When the payment reached a final state.')),
+    amount_paid: Type.Number({
+      description: 'What the payer paid, as the provider reported it. Differs from `amount` on an under- or over-payment.',
+    }),
+    late_payment: Nullable(LatePaymentSchema),
+    cancellation_reason: Nullable(
+      StringEnum(['requested_by_customer', 'duplicate', 'fraudulent', 'abandoned'] as const, {
+        description: 'Set when the payment was canceled with a reason.',
+      }),
+    ),
+    routing: Nullable(RoutingSchema),
   },
   { $id: 'Payment', additionalProperties: false },
 );

@@ -62,6 +62,10 @@ function examplePayment(overrides: Partial<Payment>): Record<string, unknown> {
     updatedAt: T0,
     succeededAt: null,
     closedAt: null,
+    routing: null,
+    amountPaidMinor: 0n,
+    latePayment: null,
+    cancellationReason: null,
     ...overrides,
   };
   return paymentView(payment, EXAMPLE_BASE_URL);

@@ -195,3 +195,15 @@ export async function deleteExpiredKeys(q: Queryable, now: Date, limit: number):
   );
   return rows.length;
 }
+
+/**
+ * Forgets a started key we own, for an operation that ended without changing anything (the
+ * provider was unreachable, or the state changed under us): "nothing stored", so a retry with the
+ * same key starts afresh.
+ */
+export async function deleteStartedKey(q: Queryable, scope: IdempotencyScope, leaseToken: string): Promise<void> {
+  await q.query(`DELETE FROM idempotency_keys WHERE ${SCOPE} AND status = 'started' AND lease_token = $5`, [
+    ...scopeParams(scope),
+    leaseToken,
+  ]);
+}

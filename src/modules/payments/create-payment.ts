@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ChargeOutcome, Connector } from '../../connectors/core/connector.ts';
+import type { ChargeOutcome, Connector, Instructions } from '../../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
 import { isUniqueViolation } from '../../db/db-errors.ts';
 import type { Queryable, Store } from '../../db/store.ts';
@@ -22,17 +22,20 @@ import {
   insertStartedKey,
   releaseLease,
 } from '../idempotency/idempotency-repo.ts';
-import { routePayment } from '../routing/route-payment.ts';
+import { findMerchantSettings, instructionTtlMs, type MerchantSettings } from '../merchants/merchant-settings.ts';
+import type { ConnectorHealthTracker } from '../routing/connector-health.ts';
+import { type Candidate, routePayment } from '../routing/route-payment.ts';
 import {
   findLivePaymentIdByReference,
   findPayment,
   insertAttempt,
   insertPayment,
-  latestAttempt,
+  listAttempts,
   markAttemptFailed,
   markAttemptIssued,
   markPaymentFailed,
   markPaymentPending,
+  type NewAttempt,
 } from './payment-repo.ts';
 import type { Attempt, ChannelRequest, Payment, Principal } from './payment-types.ts';
 import { paymentView } from './payment-view.ts';
@@ -62,7 +65,13 @@ export interface CreatePaymentDeps {
   idempotencyLeaseMs: number;
   idempotencyTtlMs: number;
   connectorTimeoutMs: number;
+  /** In-process connector health: routing demotes connectors that keep failing. */
+  health?: ConnectorHealthTracker;
+  /** When the status sync first asks the provider about an issued attempt (default 5 minutes). */
+  statusSyncDelayMs?: number;
 }
+
+export const DEFAULT_STATUS_SYNC_DELAY_MS = 5 * 60_000;
 
 export type CreatePaymentResult =
   | { kind: 'response'; status: number; body: string; replayed: boolean }
@@ -102,9 +111,12 @@ export async function createPayment(
   idempotencyKey: string | undefined,
 ): Promise<CreatePaymentResult> {
   // Rejections before any work store nothing: routing happens before the first write.
+  const settings = await findMerchantSettings(deps.store, principal.merchantId);
   const route = routePayment(
     { channel: input.channel, currency: input.currency, amountMinor: input.amountMinor },
     deps.connectors.enabledFor(principal.environment),
+    settings.routing,
+    deps.health?.snapshot(deps.clock.now()) ?? {},
   );
   if (!route.ok) return failure(route.code, route.message, route.details);
   const first = route.candidates[0];
@@ -148,7 +160,8 @@ export async function createPayment(
     callbackUrl: input.callbackUrl,
     apiVersion: principal.apiVersion,
     version: 1,
-    expiresAt: addMs(now, firstConnector.capabilities.instructionTtl.defaultMs),
+    // Provisional: the issuing connector's answer sets the real expiry in transaction 2.
+    expiresAt: addMs(now, instructionTtlMs(settings, firstConnector.capabilities)),
     failureCode: null,
     failureMessage: null,
     amountRefundedMinor: 0n,
@@ -156,37 +169,39 @@ export async function createPayment(
     updatedAt: now,
     succeededAt: null,
     closedAt: null,
+    routing: { candidates: route.candidates, trace: route.trace, attempts: [] },
+    amountPaidMinor: 0n,
+    latePayment: null,
+    cancellationReason: null,
   };
 
   // Transaction 1: the key, the processing payment (which takes the reference_no) and attempt 1.
+  const firstAttempt: NewAttempt = {
+    id: newId('attempt', now.getTime()),
+    paymentId,
+    merchantId: principal.merchantId,
+    environment: principal.environment,
+    seq: 1,
+    connector: first.connector,
+    channel: first.channel,
+    instrument: first.instrument,
+    routingTrace: route.trace,
+    chargeExpiresAt: payment.expiresAt,
+    now,
+  };
   let existing: IdempotencyRecord | undefined | 'vanished';
   try {
-    existing = await deps.store.transaction(async (tx) => {
-      const inserted = await insertStartedKey(tx, scope, {
+    existing = await deps.store.transaction((tx) =>
+      writeCreateStart(tx, {
+        scope,
         fingerprint: requestFingerprint,
-        recoveryPoint: 'payment_created',
-        resourceId: paymentId,
         leaseToken,
         lockedUntil: addMs(now, deps.idempotencyLeaseMs),
-        now,
-        expiresAt: addMs(now, deps.idempotencyTtlMs),
-      });
-      if (!inserted) return (await getKey(tx, scope)) ?? 'vanished';
-      await insertPayment(tx, payment);
-      await insertAttempt(tx, {
-        id: newId('attempt', now.getTime()),
-        paymentId,
-        merchantId: principal.merchantId,
-        environment: principal.environment,
-        seq: 1,
-        connector: first.connector,
-        channel: first.channel,
-        instrument: first.instrument,
-        routingTrace: route.trace,
-        now,
-      });
-      return undefined;
-    });
+        keyExpiresAt: addMs(now, deps.idempotencyTtlMs),
+        payment,
+        attempt: firstAttempt,
+      }),
+    );
   } catch (error) {
     if (!isUniqueViolation(error, 'payments_live_reference_no')) throw error;
     const liveId = await findLivePaymentIdByReference(deps.store, principal.merchantId, principal.environment, input.referenceNo);
@@ -202,7 +217,118 @@ export async function createPayment(
 
   if (existing === 'vanished') return failure('idempotency_request_in_progress', 'Retry this request.', [], 1);
   if (existing !== undefined) return continueExisting(deps, principal, scope, existing, requestFingerprint);
-  return driveReleasingOnError(deps, principal, scope, leaseToken, paymentId);
+  // The fresh path hands drive() what transaction 1 just wrote instead of reading it back.
+  const known: KnownState = { payment, settings, attempts: [attemptFromNew(firstAttempt)] };
+  return driveReleasingOnError(deps, principal, scope, leaseToken, paymentId, known);
+}
+
+/**
+ * Transaction 1 of a create (docs/payments.md, "Create, step by step"): the idempotency key as
+ * `started`, the `processing` payment — whose insert is where a live `reference_no` conflict
+ * surfaces — and its first attempt. When the key already exists nothing is written and its record
+ * is returned. Exported so the benchmark's DB ceiling runs exactly these writes.
+ */
+export async function writeCreateStart(
+  tx: Queryable,
+  w: {
+    scope: IdempotencyScope;
+    fingerprint: string;
+    leaseToken: string;
+    lockedUntil: Date;
+    keyExpiresAt: Date;
+    payment: Payment;
+    attempt: NewAttempt;
+  },
+): Promise<IdempotencyRecord | 'vanished' | undefined> {
+  const inserted = await insertStartedKey(tx, w.scope, {
+    fingerprint: w.fingerprint,
+    recoveryPoint: 'payment_created',
+    resourceId: w.payment.id,
+    leaseToken: w.leaseToken,
+    lockedUntil: w.lockedUntil,
+    now: w.payment.createdAt,
+    expiresAt: w.keyExpiresAt,
+  });
+  if (!inserted) return (await getKey(tx, w.scope)) ?? 'vanished';
+  await insertPayment(tx, w.payment);
+  await insertAttempt(tx, w.attempt);
+  return undefined;
+}
+
+/**
+ * Transaction 2 of a create: the key finished with the exact response bytes, the attempt issued,
+ * the payment pending, and its `payment.pending` event. False when our lease was taken over (the
+ * caller then answers from the key). Exported so the benchmark's DB ceiling runs these writes.
+ */
+export async function writeCreateFinish(
+  tx: Queryable,
+  w: {
+    scope: IdempotencyScope;
+    leaseToken: string;
+    body: string;
+    view: unknown;
+    previous: Payment;
+    pending: Payment;
+    attemptId: string;
+    providerReference: string;
+    keyExpiresAt: Date;
+    nextSyncAt: Date;
+  },
+): Promise<boolean> {
+  const now = w.pending.updatedAt;
+  const finished = await finishKey(tx, w.scope, {
+    leaseToken: w.leaseToken,
+    responseStatus: 201,
+    responseBody: w.body,
+    now,
+    expiresAt: w.keyExpiresAt,
+  });
+  if (!finished) return false;
+  await markAttemptIssued(tx, {
+    id: w.attemptId,
+    providerReference: w.providerReference,
+    instructions: w.pending.instructions as Instructions,
+    now,
+    nextSyncAt: w.nextSyncAt,
+  });
+  if (!(await markPaymentPending(tx, w.pending))) throw new LeaseLostError();
+  await insertEvent(tx, {
+    merchantId: w.pending.merchantId,
+    environment: w.pending.environment,
+    type: 'payment.pending',
+    objectType: 'payment',
+    objectId: w.pending.id,
+    objectVersion: w.pending.version,
+    apiVersion: w.pending.apiVersion,
+    object: w.view,
+    previousAttributes: { status: w.previous.status, instructions: null },
+    now,
+  });
+  return true;
+}
+
+/** What a run of drive() knows without reading it: the payment, the merchant's settings, the attempts so far. */
+interface KnownState {
+  payment: Payment;
+  settings: MerchantSettings;
+  attempts: Attempt[];
+}
+
+function attemptFromNew(a: NewAttempt): Attempt {
+  return {
+    id: a.id,
+    paymentId: a.paymentId,
+    seq: a.seq,
+    connector: a.connector,
+    channel: a.channel,
+    instrument: a.instrument,
+    status: 'started',
+    providerReference: null,
+    errorCode: null,
+    errorMessage: null,
+    createdAt: a.now,
+    chargeExpiresAt: a.chargeExpiresAt,
+  };
 }
 
 /**
@@ -216,9 +342,10 @@ async function driveReleasingOnError(
   scope: IdempotencyScope,
   leaseToken: string,
   paymentId: string,
+  known?: KnownState,
 ): Promise<CreatePaymentResult> {
   try {
-    return await drive(deps, principal, scope, leaseToken, paymentId, 'request');
+    return await drive(deps, principal, scope, leaseToken, paymentId, 'request', known);
   } catch (error) {
     await releaseLease(deps.store, scope, leaseToken, deps.clock.now()).catch(() => undefined);
     throw error;
@@ -275,18 +402,32 @@ export async function drive(
   leaseToken: string,
   paymentId: string,
   mode: 'request' | 'completer',
+  known?: KnownState,
 ): Promise<CreatePaymentResult> {
-  const payment = await findPayment(deps.store, principal.merchantId, principal.environment, paymentId);
+  const payment = known?.payment ?? (await findPayment(deps.store, principal.merchantId, principal.environment, paymentId));
   assert(payment !== undefined, `idempotency key points at missing payment ${paymentId}`);
   if (payment.status !== 'processing') return answerFromKey(deps, scope);
 
-  const route = routePayment(
-    { channel: payment.channelRequested, currency: payment.currency, amountMinor: payment.amountMinor },
-    deps.connectors.enabledFor(principal.environment),
-  );
-  const candidates = route.ok ? route.candidates : [];
-  const trace = route.trace;
-  let attempt = await latestAttempt(deps.store, paymentId);
+  // A resumed create follows the plan recorded at creation, so its trace stays the truth.
+  const settings = known?.settings ?? (await findMerchantSettings(deps.store, principal.merchantId));
+  let candidates: Candidate[];
+  let trace: unknown;
+  if (payment.routing !== null) {
+    candidates = payment.routing.candidates;
+    trace = payment.routing.trace;
+  } else {
+    const route = routePayment(
+      { channel: payment.channelRequested, currency: payment.currency, amountMinor: payment.amountMinor },
+      deps.connectors.enabledFor(principal.environment),
+      settings.routing,
+      deps.health?.snapshot(deps.clock.now()) ?? {},
+    );
+    candidates = route.ok ? route.candidates : [];
+    trace = route.trace;
+  }
+  // Every attempt of this payment, oldest first, kept current as this run adds and fails them.
+  const attempts = known?.attempts ?? (await listAttempts(deps.store, paymentId));
+  let attempt = attempts.at(-1);
   assert(attempt !== undefined, `processing payment ${paymentId} has no attempt`);
   const tried = new Set<string>();
   let lastError = 'no provider could issue instructions';
@@ -296,9 +437,9 @@ export async function drive(
       if (attempt.status === 'started') {
         calls += 1;
         tried.add(attempt.connector);
-        const outcome = await callConnector(deps, principal, payment, attempt);
+        const outcome = await callConnector(deps, principal, payment, attempt, settings);
         deps.failpoints.hit('create.after_connector');
-        if (outcome.kind === 'issued') return await finishIssued(deps, principal, scope, leaseToken, payment, attempt, outcome);
+        if (outcome.kind === 'issued') return await finishIssued(deps, scope, leaseToken, payment, attempts, attempt, outcome);
         lastError = `${attempt.connector}: ${outcome.message}`;
         deps.log.warn(
           {
@@ -310,14 +451,22 @@ export async function drive(
           },
           'provider did not issue instructions',
         );
+        if (outcome.kind === 'unknown' && candidates.every((c) => tried.has(c.connector))) {
+          // No other candidate. The provider may have made the charge, so the attempt stays
+          // started: the next run (a retry with the same key, or the completer) re-sends the same
+          // attempt id and gets that charge instead of leaving it orphaned.
+          break;
+        }
         const failed = attempt;
         await withLease(deps, scope, leaseToken, (tx) =>
           markAttemptFailed(tx, { id: failed.id, errorCode: outcome.code, errorMessage: outcome.message, now: deps.clock.now() }),
         );
+        attempts[attempts.length - 1] = { ...failed, status: 'failed', errorCode: outcome.code, errorMessage: outcome.message };
       }
       const next = candidates.find((c) => !tried.has(c.connector));
       if (next === undefined || attempt.seq >= MAX_ATTEMPTS_PER_PAYMENT) break;
       const now = deps.clock.now();
+      const nextConnector = deps.connectors.get(next.connector);
       const nextAttempt: Attempt = {
         id: newId('attempt', now.getTime()),
         paymentId,
@@ -330,6 +479,8 @@ export async function drive(
         errorCode: null,
         errorMessage: null,
         createdAt: now,
+        chargeExpiresAt:
+          nextConnector === undefined ? payment.expiresAt : addMs(now, instructionTtlMs(settings, nextConnector.capabilities)),
       };
       await withLease(deps, scope, leaseToken, (tx) =>
         insertAttempt(tx, {
@@ -338,9 +489,11 @@ export async function drive(
           environment: principal.environment,
           instrument: next.instrument,
           routingTrace: trace,
+          chargeExpiresAt: nextAttempt.chargeExpiresAt ?? payment.expiresAt,
           now,
         }),
       );
+      attempts.push(nextAttempt);
       attempt = nextAttempt;
     }
   } catch (error) {
@@ -377,9 +530,24 @@ async function callConnector(
   principal: Principal,
   payment: Payment,
   attempt: Attempt,
+  settings: MerchantSettings,
 ): Promise<ChargeOutcome> {
   const connector: Connector | undefined = deps.connectors.get(attempt.connector);
   if (connector === undefined) return { kind: 'refused', code: 'connector_disabled', message: 'connector no longer enabled' };
+  const outcome = await callCreateCharge(deps, principal, payment, attempt, settings, connector);
+  // Only "no answer" counts against health: a provider that says no is up.
+  deps.health?.record(attempt.connector, outcome.kind !== 'unknown', deps.clock.now());
+  return outcome;
+}
+
+async function callCreateCharge(
+  deps: CreatePaymentDeps,
+  principal: Principal,
+  payment: Payment,
+  attempt: Attempt,
+  settings: MerchantSettings,
+  connector: Connector,
+): Promise<ChargeOutcome> {
   const now = deps.clock.now();
   const signal = AbortSignal.timeout(deps.connectorTimeoutMs);
   try {
@@ -396,7 +564,7 @@ async function callConnector(
         referenceNo: payment.referenceNo,
         description: payment.description,
         email: payment.email,
-        expiresAt: addMs(now, connector.capabilities.instructionTtl.defaultMs),
+        expiresAt: attempt.chargeExpiresAt ?? addMs(attempt.createdAt, instructionTtlMs(settings, connector.capabilities)),
       },
       { signal, now },
     );
@@ -412,13 +580,13 @@ async function callConnector(
   }
 }
 
-/** Transaction 2: the attempt, the payment, the event and the stored response, all or nothing. */
+/** Transaction 2 after a provider issued instructions (see writeCreateFinish). */
 async function finishIssued(
   deps: CreatePaymentDeps,
-  principal: Principal,
   scope: IdempotencyScope,
   leaseToken: string,
   payment: Payment,
+  attempts: readonly Attempt[],
   attempt: Attempt,
   outcome: Extract<ChargeOutcome, { kind: 'issued' }>,
 ): Promise<CreatePaymentResult> {
@@ -439,44 +607,33 @@ async function finishIssued(
     expiresAt: outcome.expiresAt,
     version: payment.version + 1,
     updatedAt: now,
+    routing: {
+      candidates: payment.routing?.candidates ?? [],
+      trace: payment.routing?.trace ?? [],
+      attempts: attempts.map((a) => ({
+        attempt_id: a.id,
+        connector: a.connector,
+        status: a.id === attempt.id ? 'issued' : a.status,
+        error_code: a.errorCode,
+      })),
+    },
   };
   const view = paymentView(pending, deps.publicBaseUrl);
   const body = JSON.stringify(view);
-  try {
-    await deps.store.transaction(async (tx) => {
-      const finished = await finishKey(tx, scope, {
-        leaseToken,
-        responseStatus: 201,
-        responseBody: body,
-        now,
-        expiresAt: addMs(now, deps.idempotencyTtlMs),
-      });
-      if (!finished) throw new LeaseLostError();
-      await markAttemptIssued(tx, {
-        id: attempt.id,
-        providerReference: outcome.providerReference,
-        instructions: outcome.instructions,
-        now,
-      });
-      if (!(await markPaymentPending(tx, pending))) throw new LeaseLostError();
-      await insertEvent(tx, {
-        merchantId: pending.merchantId,
-        environment: pending.environment,
-        type: 'payment.pending',
-        objectType: 'payment',
-        objectId: pending.id,
-        objectVersion: pending.version,
-        apiVersion: principal.apiVersion,
-        object: view,
-        previousAttributes: { status: payment.status, instructions: null },
-        now,
-      });
-    });
-  } catch (error) {
-    if (error instanceof LeaseLostError) return answerFromKey(deps, scope);
-    throw error;
-  }
-  return { kind: 'response', status: 201, body, replayed: false };
+  return finishWithResponse(deps, scope, body, (tx) =>
+    writeCreateFinish(tx, {
+      scope,
+      leaseToken,
+      body,
+      view,
+      previous: payment,
+      pending,
+      attemptId: attempt.id,
+      providerReference: outcome.providerReference,
+      keyExpiresAt: addMs(now, deps.idempotencyTtlMs),
+      nextSyncAt: addMs(now, deps.statusSyncDelayMs ?? DEFAULT_STATUS_SYNC_DELAY_MS),
+    }),
+  );
 }
 
 /** The completer gives up: the payment fails and the key is finished with that final answer. */
@@ -500,32 +657,45 @@ async function failAbandoned(
   };
   const view = paymentView(failed, deps.publicBaseUrl);
   const body = JSON.stringify(view);
+  return finishWithResponse(deps, scope, body, async (tx) => {
+    const finished = await finishKey(tx, scope, {
+      leaseToken,
+      responseStatus: 201,
+      responseBody: body,
+      now,
+      expiresAt: addMs(now, deps.idempotencyTtlMs),
+    });
+    if (!finished) return false;
+    if (!(await markPaymentFailed(tx, failed))) throw new LeaseLostError();
+    await insertEvent(tx, {
+      merchantId: failed.merchantId,
+      environment: failed.environment,
+      type: 'payment.failed',
+      objectType: 'payment',
+      objectId: failed.id,
+      objectVersion: failed.version,
+      apiVersion: principal.apiVersion,
+      object: view,
+      previousAttributes: { status: payment.status },
+      now,
+    });
+    return true;
+  });
+}
+
+/**
+ * Runs a create's final transaction. `writes` returns false (or throws LeaseLostError) when our
+ * lease was taken over; then someone else finishes, and we answer with what they stored.
+ */
+async function finishWithResponse(
+  deps: CreatePaymentDeps,
+  scope: IdempotencyScope,
+  body: string,
+  writes: (tx: Queryable) => Promise<boolean>,
+): Promise<CreatePaymentResult> {
   try {
     await deps.store.transaction(async (tx) => {
-      if (
-        !(await finishKey(tx, scope, {
-          leaseToken,
-          responseStatus: 201,
-          responseBody: body,
-          now,
-          expiresAt: addMs(now, deps.idempotencyTtlMs),
-        }))
-      ) {
-        throw new LeaseLostError();
-      }
-      if (!(await markPaymentFailed(tx, failed))) throw new LeaseLostError();
-      await insertEvent(tx, {
-        merchantId: failed.merchantId,
-        environment: failed.environment,
-        type: 'payment.failed',
-        objectType: 'payment',
-        objectId: failed.id,
-        objectVersion: failed.version,
-        apiVersion: principal.apiVersion,
-        object: view,
-        previousAttributes: { status: payment.status },
-        now,
-      });
+      if (!(await writes(tx))) throw new LeaseLostError();
     });
   } catch (error) {
     if (error instanceof LeaseLostError) return answerFromKey(deps, scope);

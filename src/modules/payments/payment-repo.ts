@@ -2,7 +2,19 @@ import type { Channel, Environment, Instructions } from '../../connectors/core/c
 import type { Queryable } from '../../db/store.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import type { PaymentStatus } from './payment-states.ts';
-import type { Attempt, AttemptStatus, ChannelRequest, Payment, PaymentMethod } from './payment-types.ts';
+import type {
+  Attempt,
+  AttemptProviderFields,
+  AttemptState,
+  AttemptStatus,
+  CancellationReason,
+  ChannelRequest,
+  LatePayment,
+  LatePaymentResolution,
+  Payment,
+  PaymentMethod,
+  PaymentRouting,
+} from './payment-types.ts';
 
 /**
  * Data access for payments and attempts. Every finder takes the merchant and the environment:
@@ -34,6 +46,10 @@ interface PaymentRow {
   updated_at: Date;
   succeeded_at: Date | null;
   closed_at: Date | null;
+  routing: PaymentRouting | null;
+  amount_paid_minor: bigint;
+  late_payment: LatePayment | null;
+  cancellation_reason: CancellationReason | null;
   [key: string]: unknown;
 }
 
@@ -64,6 +80,10 @@ export function paymentFromRow(r: PaymentRow): Payment {
     updatedAt: r.updated_at,
     succeededAt: r.succeeded_at,
     closedAt: r.closed_at,
+    routing: r.routing,
+    amountPaidMinor: r.amount_paid_minor,
+    latePayment: r.late_payment,
+    cancellationReason: r.cancellation_reason,
   };
 }
 
@@ -71,8 +91,10 @@ export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
   await q.query(
     `INSERT INTO payments (id, merchant_id, environment, status, amount_minor, currency, reference_no, description,
        channel_requested, channel, payment_method, instructions, metadata, email, callback_url, api_version, version,
-       expires_at, failure_code, failure_message, amount_refunded_minor, created_at, updated_at, succeeded_at, closed_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`,
+       expires_at, failure_code, failure_message, amount_refunded_minor, created_at, updated_at, succeeded_at, closed_at,
+       routing, amount_paid_minor, late_payment, cancellation_reason)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,
+       $26, $27, $28, $29)`,
     [
       p.id,
       p.merchantId,
@@ -99,6 +121,10 @@ export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
       p.updatedAt,
       p.succeededAt,
       p.closedAt,
+      p.routing === null ? null : JSON.stringify(p.routing),
+      p.amountPaidMinor,
+      p.latePayment === null ? null : JSON.stringify(p.latePayment),
+      p.cancellationReason,
     ],
   );
 }
@@ -135,15 +161,80 @@ export async function findLivePaymentIdByReference(
 /** Moves a processing payment to pending with its instructions. False if it was no longer processing. */
 export async function markPaymentPending(
   q: Queryable,
-  p: Pick<Payment, 'id' | 'channel' | 'paymentMethod' | 'instructions' | 'expiresAt' | 'updatedAt' | 'version'>,
+  p: Pick<Payment, 'id' | 'channel' | 'paymentMethod' | 'instructions' | 'expiresAt' | 'updatedAt' | 'version' | 'routing'>,
 ): Promise<boolean> {
   const rows = await q.query(
     `UPDATE payments SET status = 'pending', channel = $2, payment_method = $3, instructions = $4, expires_at = $5,
-       updated_at = $6, version = $7
+       updated_at = $6, version = $7, routing = $8
      WHERE id = $1 AND status = 'processing' AND version = $7 - 1 RETURNING id`,
-    [p.id, p.channel, JSON.stringify(p.paymentMethod), JSON.stringify(p.instructions), p.expiresAt, p.updatedAt, p.version],
+    [
+      p.id,
+      p.channel,
+      JSON.stringify(p.paymentMethod),
+      JSON.stringify(p.instructions),
+      p.expiresAt,
+      p.updatedAt,
+      p.version,
+      p.routing === null ? null : JSON.stringify(p.routing),
+    ],
   );
   return rows.length === 1;
+}
+
+/** The payment, locked for the rest of the transaction (every lifecycle change starts here). */
+export async function lockPayment(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  id: string,
+): Promise<Payment | undefined> {
+  const rows = await q.query<PaymentRow>(
+    'SELECT * FROM payments WHERE id = $1 AND merchant_id = $2 AND environment = $3 FOR UPDATE',
+    [id, merchantId, environment],
+  );
+  return rows[0] === undefined ? undefined : paymentFromRow(rows[0]);
+}
+
+/**
+ * Writes a lifecycle change: status and the fields that move with it. Fenced by the version the
+ * change was computed from (false if someone else changed the payment meanwhile); the database
+ * trigger checks the transition and that the version grows by exactly one.
+ */
+export async function updatePaymentLifecycle(q: Queryable, before: Payment, after: Payment): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE payments SET status = $3, version = $4, updated_at = $5, succeeded_at = $6, closed_at = $7,
+       failure_code = $8, failure_message = $9, amount_paid_minor = $10, late_payment = $11, cancellation_reason = $12
+     WHERE id = $1 AND version = $2 RETURNING id`,
+    [
+      after.id,
+      before.version,
+      after.status,
+      after.version,
+      after.updatedAt,
+      after.succeededAt,
+      after.closedAt,
+      after.failureCode,
+      after.failureMessage,
+      after.amountPaidMinor,
+      after.latePayment === null ? null : JSON.stringify(after.latePayment),
+      after.cancellationReason,
+    ],
+  );
+  return rows.length === 1;
+}
+
+/** Pending payments whose expiry has passed, oldest first (the sweeper's work list; all tenants). */
+export async function findExpiredPending(
+  q: Queryable,
+  now: Date,
+  limit: number,
+): Promise<{ id: string; merchantId: string; environment: Environment }[]> {
+  const rows = await q.query<{ id: string; merchant_id: string; environment: Environment }>(
+    `SELECT id, merchant_id, environment FROM payments WHERE status = 'pending' AND expires_at <= $1
+     ORDER BY expires_at, id LIMIT $2`,
+    [now, limit],
+  );
+  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, environment: r.environment }));
 }
 
 /** Moves a processing payment to failed. False if it was no longer processing. */
@@ -172,7 +263,34 @@ interface AttemptRow {
   error_code: string | null;
   error_message: string | null;
   created_at: Date;
+  charge_expires_at: Date | null;
+  merchant_id: string;
+  environment: Environment;
+  provider_status: string | null;
+  provider_sequence: number;
+  amount_paid_minor: bigint;
+  paid_at: Date | null;
+  late_payment_at: Date | null;
+  late_payment_resolution: LatePaymentResolution | null;
+  next_sync_at: Date | null;
+  sync_count: number;
   [key: string]: unknown;
+}
+
+function attemptStateFromRow(r: AttemptRow): AttemptState {
+  return {
+    ...attemptFromRow(r),
+    merchantId: r.merchant_id,
+    environment: r.environment,
+    providerStatus: r.provider_status,
+    providerSequence: r.provider_sequence,
+    amountPaidMinor: r.amount_paid_minor,
+    paidAt: r.paid_at,
+    latePaymentAt: r.late_payment_at,
+    latePaymentResolution: r.late_payment_resolution,
+    nextSyncAt: r.next_sync_at,
+    syncCount: r.sync_count,
+  };
 }
 
 function attemptFromRow(r: AttemptRow): Attempt {
@@ -188,6 +306,7 @@ function attemptFromRow(r: AttemptRow): Attempt {
     errorCode: r.error_code,
     errorMessage: r.error_message,
     createdAt: r.created_at,
+    chargeExpiresAt: r.charge_expires_at,
   };
 }
 
@@ -201,14 +320,16 @@ export interface NewAttempt {
   channel: Channel;
   instrument: string;
   routingTrace: unknown;
+  /** The expiry the provider is asked for; fixed now so that every re-send is the same request. */
+  chargeExpiresAt: Date;
   now: Date;
 }
 
 export async function insertAttempt(q: Queryable, a: NewAttempt): Promise<void> {
   await q.query(
     `INSERT INTO payment_attempts (id, payment_id, merchant_id, environment, seq, connector, channel, instrument, status,
-       routing_trace, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'started', $9, $10, $10)`,
+       routing_trace, created_at, updated_at, charge_expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'started', $9, $10, $10, $11)`,
     [
       a.id,
       a.paymentId,
@@ -220,6 +341,7 @@ export async function insertAttempt(q: Queryable, a: NewAttempt): Promise<void> 
       a.instrument,
       JSON.stringify(a.routingTrace),
       a.now,
+      a.chargeExpiresAt,
     ],
   );
 }
@@ -238,14 +360,122 @@ export async function listAttempts(q: Queryable, paymentId: string): Promise<Att
 
 export async function markAttemptIssued(
   q: Queryable,
-  a: { id: string; providerReference: string; instructions: Instructions; now: Date },
+  a: { id: string; providerReference: string; instructions: Instructions; now: Date; nextSyncAt: Date },
 ): Promise<boolean> {
   const rows = await q.query(
-    `UPDATE payment_attempts SET status = 'issued', provider_reference = $2, instructions = $3, updated_at = $4
+    `UPDATE payment_attempts SET status = 'issued', provider_reference = $2, instructions = $3, updated_at = $4,
+       next_sync_at = $5, provider_sequence = 0
      WHERE id = $1 AND status = 'started' RETURNING id`,
-    [a.id, a.providerReference, JSON.stringify(a.instructions), a.now],
+    [a.id, a.providerReference, JSON.stringify(a.instructions), a.now, a.nextSyncAt],
   );
   return rows.length === 1;
+}
+
+/** One attempt of one payment, with what its provider reported. */
+export async function findAttemptState(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  paymentId: string,
+  attemptId: string,
+): Promise<AttemptState | undefined> {
+  const rows = await q.query<AttemptRow>(
+    'SELECT * FROM payment_attempts WHERE id = $1 AND payment_id = $2 AND merchant_id = $3 AND environment = $4',
+    [attemptId, paymentId, merchantId, environment],
+  );
+  return rows[0] === undefined ? undefined : attemptStateFromRow(rows[0]);
+}
+
+/**
+ * The attempt whose instructions the payer got (at most one per payment: failover happens only
+ * before instructions are issued), or undefined while the payment is processing.
+ */
+export async function findIssuedAttempt(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  paymentId: string,
+): Promise<AttemptState | undefined> {
+  const rows = await q.query<AttemptRow>(
+    `SELECT * FROM payment_attempts WHERE payment_id = $1 AND merchant_id = $2 AND environment = $3
+       AND provider_reference IS NOT NULL ORDER BY seq DESC LIMIT 1`,
+    [paymentId, merchantId, environment],
+  );
+  return rows[0] === undefined ? undefined : attemptStateFromRow(rows[0]);
+}
+
+export interface AttemptProviderChange extends AttemptProviderFields {
+  /** Null stops the status sync (the attempt is no longer open). */
+  nextSyncAt: Date | null;
+  now: Date;
+}
+
+/** Records what the provider reported on an attempt (never lowers the change counter). */
+export async function updateAttemptFromProvider(q: Queryable, attemptId: string, c: AttemptProviderChange): Promise<void> {
+  await q.query(
+    `UPDATE payment_attempts SET status = $2, provider_status = $3, provider_sequence = GREATEST(provider_sequence, $4),
+       amount_paid_minor = $5, paid_at = $6, late_payment_at = $7, late_payment_resolution = $8, next_sync_at = $9,
+       updated_at = $10
+     WHERE id = $1`,
+    [
+      attemptId,
+      c.status,
+      c.providerStatus,
+      c.providerSequence,
+      c.amountPaidMinor,
+      c.paidAt,
+      c.latePaymentAt,
+      c.latePaymentResolution,
+      c.nextSyncAt,
+      c.now,
+    ],
+  );
+}
+
+export interface DueSync {
+  merchantId: string;
+  environment: Environment;
+  paymentId: string;
+  attemptId: string;
+  connector: string;
+  providerReference: string;
+  syncCount: number;
+}
+
+/** Issued attempts whose next status sync is due (the status-sync job's work list; all tenants). */
+export async function findDueSyncs(q: Queryable, now: Date, limit: number): Promise<DueSync[]> {
+  const rows = await q.query<{
+    merchant_id: string;
+    environment: Environment;
+    payment_id: string;
+    id: string;
+    connector: string;
+    provider_reference: string;
+    sync_count: number;
+  }>(
+    `SELECT merchant_id, environment, payment_id, id, connector, provider_reference, sync_count FROM payment_attempts
+     WHERE status = 'issued' AND next_sync_at <= $1 AND provider_reference IS NOT NULL
+     ORDER BY next_sync_at, id LIMIT $2`,
+    [now, limit],
+  );
+  return rows.map((r) => ({
+    merchantId: r.merchant_id,
+    environment: r.environment,
+    paymentId: r.payment_id,
+    attemptId: r.id,
+    connector: r.connector,
+    providerReference: r.provider_reference,
+    syncCount: r.sync_count,
+  }));
+}
+
+/** After a sync: when to ask again (null: stop). Only touches attempts that are still issued. */
+export async function rescheduleSync(q: Queryable, attemptId: string, nextSyncAt: Date | null, now: Date): Promise<void> {
+  await q.query(
+    `UPDATE payment_attempts SET next_sync_at = $2, sync_count = sync_count + 1, last_synced_at = $3
+     WHERE id = $1 AND status = 'issued'`,
+    [attemptId, nextSyncAt, now],
+  );
 }
 
 export async function markAttemptFailed(

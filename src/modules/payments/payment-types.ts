@@ -1,5 +1,6 @@
 import type { Channel, Environment, Instructions } from '../../connectors/core/connector.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
+import type { Candidate, TraceEntry } from '../routing/route-payment.ts';
 import type { PaymentStatus } from './payment-states.ts';
 
 export type ChannelRequest = Channel | 'auto';
@@ -19,6 +20,44 @@ export interface PaymentMethod {
   instrument: string;
   instrument_name: string;
 }
+
+/**
+ * How the payment was routed, stored on the payment and shown as `routing`: the ordered
+ * candidates, the trace of why each connector is in or out, and the attempts made (failover).
+ */
+export interface PaymentRouting {
+  candidates: Candidate[];
+  trace: TraceEntry[];
+  attempts: { attempt_id: string; connector: string; status: AttemptStatus; error_code: string | null }[];
+}
+
+export type LatePaymentResolution = 'accepted' | 'refund_required';
+/**
+ * Why a late payment was resolved as it was: `paid_before_expiry` (the payer was on time, only
+ * the news was late: always accepted), `merchant_policy` (the merchant's late_payment_policy),
+ * `reference_no_reused` (a newer live payment holds the reference, so this one cannot become
+ * succeeded again), `payment_failed` (a failed payment never becomes succeeded), `stray_attempt`
+ * (money arrived on an attempt that was never shown to the payer).
+ */
+export type LatePaymentReason =
+  'paid_before_expiry' | 'merchant_policy' | 'reference_no_reused' | 'payment_failed' | 'stray_attempt';
+
+/** A payment that arrived after the payment closed: never dropped, always recorded. */
+export interface LatePayment {
+  attempt_id: string;
+  received_at: string;
+  amount_minor: string;
+  resolution: LatePaymentResolution;
+  reason: LatePaymentReason;
+}
+
+export type CancellationReason = 'requested_by_customer' | 'duplicate' | 'fraudulent' | 'abandoned';
+export const CANCELLATION_REASONS: readonly CancellationReason[] = [
+  'requested_by_customer',
+  'duplicate',
+  'fraudulent',
+  'abandoned',
+];
 
 /** A payment as stored (amounts in minor units). */
 export interface Payment {
@@ -47,9 +86,14 @@ export interface Payment {
   updatedAt: Date;
   succeededAt: Date | null;
   closedAt: Date | null;
+  routing: PaymentRouting | null;
+  /** What the payer paid (provider-reported); 0 until a payment arrives. */
+  amountPaidMinor: bigint;
+  latePayment: LatePayment | null;
+  cancellationReason: CancellationReason | null;
 }
 
-export type AttemptStatus = 'started' | 'issued' | 'failed' | 'succeeded' | 'expired' | 'canceled';
+export type AttemptStatus = 'started' | 'issued' | 'failed' | 'succeeded' | 'expired' | 'canceled' | 'reversed';
 
 export interface Attempt {
   id: string;
@@ -63,4 +107,31 @@ export interface Attempt {
   errorCode: string | null;
   errorMessage: string | null;
   createdAt: Date;
+  /** The expiry asked of the provider (null on attempts made before it was recorded). */
+  chargeExpiresAt: Date | null;
+}
+
+/** What a provider report records on an attempt. */
+export interface AttemptProviderFields {
+  status: AttemptStatus;
+  providerStatus: string;
+  providerSequence: number;
+  amountPaidMinor: bigint;
+  paidAt: Date | null;
+  latePaymentAt: Date | null;
+  latePaymentResolution: LatePaymentResolution | null;
+}
+
+/** An attempt with what its provider reported (read by the lifecycle code). */
+export interface AttemptState extends Attempt {
+  merchantId: string;
+  environment: Environment;
+  providerStatus: string | null;
+  providerSequence: number;
+  amountPaidMinor: bigint;
+  paidAt: Date | null;
+  latePaymentAt: Date | null;
+  latePaymentResolution: LatePaymentResolution | null;
+  nextSyncAt: Date | null;
+  syncCount: number;
 }

@@ -42,6 +42,19 @@ export function paymentView(p: Payment, publicBaseUrl: string) {
     updated_at: p.updatedAt.toISOString(),
     succeeded_at: p.succeededAt?.toISOString() ?? null,
     closed_at: p.closedAt?.toISOString() ?? null,
+    amount_paid: toMajorNumber(p.amountPaidMinor, p.currency),
+    late_payment:
+      p.latePayment === null
+        ? null
+        : {
+            attempt_id: p.latePayment.attempt_id,
+            received_at: p.latePayment.received_at,
+            amount: toMajorNumber(BigInt(p.latePayment.amount_minor), p.currency),
+            resolution: p.latePayment.resolution,
+            reason: p.latePayment.reason,
+          },
+    cancellation_reason: p.cancellationReason,
+    routing: p.routing,
   };
 }
 

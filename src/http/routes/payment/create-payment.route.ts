@@ -6,7 +6,7 @@ import { createPayment } from '../../../modules/payments/create-payment.ts';
 import { normalizeCreatePayment } from '../../../modules/payments/create-payment-request.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { idempotencyKeyOf } from '../../idempotency-header.ts';
-import { sendRawJson } from '../../raw-json.ts';
+import { sendOperationResult } from '../../operation-reply.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { CreatePaymentBodySchema, PaymentSchema } from '../../schemas/payment.schema.ts';
@@ -40,15 +40,7 @@ export function registerCreatePayment(app: FastifyInstance, deps: RouteDeps): vo
       if (!normalized.ok)
         throw new ApiError('invalid_request', 'The request has invalid fields.', { details: normalized.issues });
       const result = await createPayment(deps.createPayment, principal, normalized.input, idempotencyKey);
-      if (result.kind === 'failure') {
-        throw new ApiError(result.code, result.message, {
-          details: result.details,
-          ...(result.retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(result.retryAfterSeconds) } }),
-        });
-      }
-      if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-      // The stored bytes are sent as they are, so a replay is identical to the first answer.
-      return sendRawJson(reply, result.status, result.body);
+      return sendOperationResult(reply, result);
     },
   );
 }

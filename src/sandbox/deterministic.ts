@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Digits derived from an attempt id. The in-process simulators derive every instruction from the
- * attempt id, so re-sending an attempt (a resumed create) gets exactly the same virtual account,
- * payment code or checkout URL: the simulator is idempotent by construction, like a real
- * provider keyed by our idempotency key.
+ * Digits derived from an attempt id. The sandbox providers derive every instruction from the
+ * idempotency key (our attempt id), so re-sending an attempt gets exactly the same virtual account,
+ * payment code or checkout URL even after the provider process restarted and lost its in-memory
+ * charges: idempotent by construction, like a real provider keyed by our idempotency key.
  */
 export function digitsFrom(seed: string, count: number): string {
   let out = '';

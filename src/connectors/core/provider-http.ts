@@ -1,0 +1,148 @@
+import type { Logger } from '../../lib/logger.ts';
+import { redactSecrets } from '../../lib/logger.ts';
+
+/**
+ * The HTTP client every HTTP connector uses to reach its provider. It owns the rules that must not
+ * differ between connectors:
+ *
+ * - a deadline: the caller's signal (the connector timeout) bounds the whole call, and each try
+ *   also has its own shorter timeout so that one hung try leaves room for a retry;
+ * - bounded retries, only where safe: reads, and writes that carry an idempotency key (our attempt
+ *   or refund id), so the provider answers a re-sent write with what it already did;
+ * - redaction: the provider API key is never logged, and every logged text goes through
+ *   `redactSecrets`.
+ */
+export interface ProviderHttpOptions {
+  connector: string;
+  /** Resolved per call: in the embedded default the providers live at our own listen address. */
+  baseUrl: () => string;
+  apiKey: string;
+  log: Logger;
+  /** Retries after the first try (transport errors, 429, 502, 503, 504). */
+  maxRetries?: number;
+  retryBackoffMs?: number;
+  perTryTimeoutMs?: number;
+  fetchImpl?: typeof fetch;
+}
+
+export interface ProviderRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  /** Sent as `Idempotency-Key`; makes a POST safe to retry. */
+  idempotencyKey?: string;
+}
+
+export type ProviderResponse =
+  | { kind: 'response'; status: number; body: unknown }
+  /** No usable answer: the provider may or may not have acted. */
+  | { kind: 'unknown'; code: 'timeout' | 'network_error' | 'bad_response' | 'provider_error'; message: string };
+
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+const MAX_LOGGED_BODY_CHARS = 500;
+
+export interface ProviderHttp {
+  send(request: ProviderRequest, signal: AbortSignal): Promise<ProviderResponse>;
+}
+
+export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
+  const maxRetries = options.maxRetries ?? 2;
+  const backoffMs = options.retryBackoffMs ?? 100;
+  const perTryTimeoutMs = options.perTryTimeoutMs ?? 4_000;
+  const doFetch = options.fetchImpl ?? fetch;
+  const log = options.log.child({ connector: options.connector });
+
+  async function once(request: ProviderRequest, signal: AbortSignal): Promise<ProviderResponse> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+    };
+    if (request.body !== undefined) headers['content-type'] = 'application/json';
+    if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
+    const trySignal = AbortSignal.any([signal, AbortSignal.timeout(perTryTimeoutMs)]);
+    let res: Response;
+    try {
+      res = await doFetch(`${options.baseUrl()}${request.path}`, {
+        method: request.method,
+        headers,
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+        signal: trySignal,
+        redirect: 'error',
+      });
+    } catch (error) {
+      const timedOut = trySignal.aborted;
+      return {
+        kind: 'unknown',
+        code: timedOut ? 'timeout' : 'network_error',
+        message: timedOut ? 'provider timed out' : redactSecrets(String((error as Error).message ?? error)),
+      };
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch {
+      return { kind: 'unknown', code: trySignal.aborted ? 'timeout' : 'network_error', message: 'response body lost' };
+    }
+    let body: unknown;
+    try {
+      body = text === '' ? null : JSON.parse(text);
+    } catch {
+      return { kind: 'unknown', code: 'bad_response', message: `status ${res.status}: body is not JSON` };
+    }
+    if (res.status >= 500 || res.status === 429) {
+      return {
+        kind: 'unknown',
+        code: 'provider_error',
+        message: `status ${res.status}: ${redactSecrets(text.slice(0, MAX_LOGGED_BODY_CHARS))}`,
+      };
+    }
+    return { kind: 'response', status: res.status, body };
+  }
+
+  return {
+    async send(request, signal) {
+      const safeToRetry = request.method === 'GET' || request.idempotencyKey !== undefined;
+      const tries = safeToRetry ? maxRetries + 1 : 1;
+      let last: ProviderResponse = { kind: 'unknown', code: 'timeout', message: 'deadline passed before the call' };
+      for (let attempt = 1; attempt <= tries && !signal.aborted; attempt += 1) {
+        const started = Date.now();
+        last = await once(request, signal);
+        const status = last.kind === 'response' ? last.status : undefined;
+        log.debug(
+          { method: request.method, path: request.path, attempt, status, outcome: last.kind, duration_ms: Date.now() - started },
+          'provider call',
+        );
+        if (last.kind === 'response' && !RETRYABLE_STATUSES.has(last.status)) return last;
+        if (last.kind === 'unknown' && last.code === 'bad_response') return last;
+        if (attempt < tries && !signal.aborted) {
+          log.warn(
+            {
+              method: request.method,
+              path: request.path,
+              attempt,
+              reason: last.kind === 'unknown' ? `${last.code}: ${last.message}` : `status ${String(status)}`,
+            },
+            'provider call failed; retrying with the same idempotency key',
+          );
+          await pause(backoffMs * 2 ** (attempt - 1), signal);
+        }
+      }
+      if (signal.aborted && last.kind === 'unknown') return { kind: 'unknown', code: 'timeout', message: 'provider timed out' };
+      return last;
+    },
+  };
+}
+
+/** Waits, but never past the caller's deadline. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

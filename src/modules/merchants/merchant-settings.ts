@@ -1,0 +1,113 @@
+import type { Channel, ConnectorCapabilities } from '../../connectors/core/connector.ts';
+import { CHANNELS } from '../../connectors/core/connector.ts';
+import type { Queryable } from '../../db/store.ts';
+import type { RoutingPreferences } from '../routing/route-payment.ts';
+
+/**
+ * Per-merchant settings, stored in `merchants.settings` (jsonb) and read leniently: a missing or
+ * invalid entry falls back to its default, so a bad setting can never break payment creation.
+ * The create body's fields are fixed by the published interface, which is why these choices live
+ * on the merchant. docs/payments.md and docs/routing.md describe them.
+ *
+ * ```json
+ * {
+ *   "late_payment_policy": "accept" | "refund",
+ *   "instruction_ttl_seconds": { "bank": 86400, "ewallet": 900, "counter": 172800 },
+ *   "routing": {
+ *     "channel_order": ["ewallet", "bank", "counter"],
+ *     "connector_order": ["sandbox_bank"],
+ *     "excluded_connectors": [],
+ *     "instruments": { "sandbox_bank": "BNI" }
+ *   }
+ * }
+ * ```
+ */
+export type LatePaymentPolicy = 'accept' | 'refund';
+
+export interface MerchantSettings {
+  /** What to do with money that arrives after the payment closed. Default `refund`. */
+  latePaymentPolicy: LatePaymentPolicy;
+  /** How long instructions stay payable, per channel; clamped to each connector's bounds. */
+  instructionTtlMs: Partial<Record<Channel, number>>;
+  routing: RoutingPreferences;
+}
+
+export const DEFAULT_MERCHANT_SETTINGS: MerchantSettings = { latePaymentPolicy: 'refund', instructionTtlMs: {}, routing: {} };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isChannel = (v: unknown): v is Channel => typeof v === 'string' && (CHANNELS as readonly string[]).includes(v);
+const strings = (v: unknown): string[] | undefined =>
+  Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v as string[]) : undefined;
+
+export function parseMerchantSettings(raw: unknown): MerchantSettings {
+  if (!isRecord(raw)) return DEFAULT_MERCHANT_SETTINGS;
+  const policy = raw['late_payment_policy'];
+  const ttl: Partial<Record<Channel, number>> = {};
+  const rawTtl = raw['instruction_ttl_seconds'];
+  if (isRecord(rawTtl)) {
+    for (const [channel, seconds] of Object.entries(rawTtl)) {
+      if (isChannel(channel) && typeof seconds === 'number' && Number.isSafeInteger(seconds) && seconds > 0) {
+        ttl[channel] = seconds * 1000;
+      }
+    }
+  }
+  const routing: RoutingPreferences = {};
+  const r = raw['routing'];
+  if (isRecord(r)) {
+    const channelOrder = strings(r['channel_order'])?.filter(isChannel);
+    if (channelOrder !== undefined) routing.channelOrder = channelOrder;
+    const connectorOrder = strings(r['connector_order']);
+    if (connectorOrder !== undefined) routing.connectorOrder = connectorOrder;
+    const excluded = strings(r['excluded_connectors']);
+    if (excluded !== undefined) routing.excludedConnectors = excluded;
+    if (isRecord(r['instruments'])) {
+      const instruments: Record<string, string> = {};
+      for (const [connector, code] of Object.entries(r['instruments']))
+        if (typeof code === 'string') instruments[connector] = code;
+      routing.instruments = instruments;
+    }
+  }
+  return {
+    latePaymentPolicy: policy === 'accept' || policy === 'refund' ? policy : DEFAULT_MERCHANT_SETTINGS.latePaymentPolicy,
+    instructionTtlMs: ttl,
+    routing,
+  };
+}
+
+/**
+ * How long instructions from this connector stay payable for this merchant: the merchant's
+ * choice for the channel, clamped to [minMs, maxMs] of the connector, else the connector default.
+ */
+export function instructionTtlMs(settings: MerchantSettings, capabilities: ConnectorCapabilities): number {
+  const { defaultMs, minMs, maxMs } = capabilities.instructionTtl;
+  const wanted = settings.instructionTtlMs[capabilities.channel];
+  if (wanted === undefined) return defaultMs;
+  return Math.min(maxMs, Math.max(minMs, wanted));
+}
+
+export async function findMerchantSettings(q: Queryable, merchantId: string): Promise<MerchantSettings> {
+  const rows = await q.query<{ settings: unknown }>('SELECT settings FROM merchants WHERE id = $1', [merchantId]);
+  return parseMerchantSettings(rows[0]?.settings);
+}
+
+/** The stored settings document as it is (undefined: no such merchant). */
+export async function readMerchantSettingsDocument(
+  q: Queryable,
+  merchantId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const rows = await q.query<{ settings: Record<string, unknown> }>('SELECT settings FROM merchants WHERE id = $1', [merchantId]);
+  return rows[0]?.settings;
+}
+
+/** Replaces the merchant's settings document (the CLI's `merchants settings --set`). */
+export async function saveMerchantSettings(
+  q: Queryable,
+  merchantId: string,
+  settings: Record<string, unknown>,
+): Promise<boolean> {
+  const rows = await q.query('UPDATE merchants SET settings = $2 WHERE id = $1 RETURNING id', [
+    merchantId,
+    JSON.stringify(settings),
+  ]);
+  return rows.length === 1;
+}

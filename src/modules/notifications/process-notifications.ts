@@ -1,0 +1,68 @@
+import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
+import { applyProviderSnapshot, type LifecycleDeps } from '../payments/payment-lifecycle.ts';
+import { claimDueNotifications, finishNotification, retryNotificationLater } from './notification-repo.ts';
+
+/**
+ * Processes stored provider notifications: parse (the connector's transformers), apply to the
+ * payment (payment-lifecycle.ts), record what happened on the notification row. A notification
+ * for a payment still being created waits and is tried again; one that keeps failing ends as
+ * `failed` after MAX_ATTEMPTS, visible in the table, never silently dropped.
+ */
+export interface ProcessDeps extends LifecycleDeps {
+  connectors: ConnectorRegistry;
+}
+
+export const MAX_NOTIFICATION_ATTEMPTS = 20;
+const LEASE_MS = 60_000;
+const MAX_BACKOFF_MS = 10 * 60_000;
+
+export async function processDueNotifications(deps: ProcessDeps, limit: number): Promise<number> {
+  const now = deps.clock.now();
+  const claimed = await claimDueNotifications(deps.store, { now, leaseUntil: new Date(now.getTime() + LEASE_MS), limit });
+  for (const n of claimed) {
+    const connector = deps.connectors.get(n.connector);
+    const parsed = connector?.parseNotification(n.rawBody);
+    if (connector === undefined || parsed === undefined || !parsed.ok) {
+      await finishNotification(deps.store, n.id, {
+        status: 'failed',
+        outcome: 'unreadable',
+        error: connector === undefined ? 'connector no longer configured' : parsed?.ok === false ? parsed.reason : 'unreadable',
+        owner: null,
+        now: deps.clock.now(),
+      });
+      continue;
+    }
+    const { snapshot } = parsed;
+    const owner = { ...snapshot.owner, attemptId: snapshot.attemptId };
+    const later = () => new Date(deps.clock.now().getTime() + Math.min(1_000 * 2 ** n.attempts, MAX_BACKOFF_MS));
+    try {
+      const result = await applyProviderSnapshot(deps, n.connector, snapshot, 'notification');
+      if (result.status === 'deferred' && n.attempts < MAX_NOTIFICATION_ATTEMPTS) {
+        await retryNotificationLater(deps.store, n.id, { nextAttemptAt: later(), outcome: result.outcome, error: null });
+      } else {
+        await finishNotification(deps.store, n.id, {
+          status: result.status === 'processed' ? 'processed' : result.status === 'ignored' ? 'ignored' : 'failed',
+          outcome: result.outcome,
+          error: null,
+          owner,
+          now: deps.clock.now(),
+        });
+      }
+    } catch (error) {
+      deps.log.error({ err: error, notification_id: n.id }, 'provider notification processing failed');
+      const message = error instanceof Error ? error.message : String(error);
+      if (n.attempts < MAX_NOTIFICATION_ATTEMPTS) {
+        await retryNotificationLater(deps.store, n.id, { nextAttemptAt: later(), outcome: 'error', error: message });
+      } else {
+        await finishNotification(deps.store, n.id, {
+          status: 'failed',
+          outcome: 'error',
+          error: message,
+          owner,
+          now: deps.clock.now(),
+        });
+      }
+    }
+  }
+  return claimed.length;
+}

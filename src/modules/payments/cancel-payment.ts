@@ -1,0 +1,188 @@
+import type { CancelOutcome, Connector } from '../../connectors/core/connector.ts';
+import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
+import { deleteStartedKey, finishKey } from '../idempotency/idempotency-repo.ts';
+import { fingerprint } from '../idempotency/fingerprint.ts';
+import {
+  existingKeyDecision,
+  type KeyDecision,
+  type KeyedOperation,
+  type OperationResult,
+  startKeyedOperation,
+} from '../idempotency/idempotent-operation.ts';
+import { applyProviderSnapshot, closePendingPayment, type LifecycleDeps } from './payment-lifecycle.ts';
+import { findIssuedAttempt, findPayment } from './payment-repo.ts';
+import type { AttemptState, CancellationReason, Payment, Principal } from './payment-types.ts';
+import { paymentView } from './payment-view.ts';
+
+/**
+ * POST /payment/{id}/cancel without the HTTP. Only a pending payment can be canceled. The provider
+ * is asked first to close the charge (close the VA, void the code), outside any transaction; only
+ * when it confirms does the payment become `canceled`, in one transaction with its event and the
+ * finished idempotency key. If the payer paid in the meantime the provider says so, the payment
+ * becomes `succeeded`, and the cancel answers 409. A provider that does not answer leaves the
+ * payment pending (503, nothing stored): canceling a payment the payer may be paying at that very
+ * moment must not be guessed.
+ */
+export interface CancelPaymentDeps extends LifecycleDeps {
+  connectors: ConnectorRegistry;
+  connectorTimeoutMs: number;
+  idempotencyLeaseMs: number;
+  idempotencyTtlMs: number;
+}
+
+export const CANCEL_OPERATION = 'payment.cancel';
+const PROVIDER_RETRY_AFTER_SECONDS = 2;
+
+const conflict = (message: string, status: string) => ({
+  kind: 'failure' as const,
+  code: 'payment_state_conflict' as const,
+  message,
+  details: [{ status }],
+});
+const notPending = (status: string) => conflict(`Only a pending payment can be canceled; this one is ${status}.`, status);
+
+export async function cancelPayment(
+  deps: CancelPaymentDeps,
+  principal: Principal,
+  paymentId: string,
+  input: { cancellationReason: CancellationReason | null },
+  idempotencyKey: string | undefined,
+): Promise<OperationResult> {
+  const keyDeps = { store: deps.store, clock: deps.clock, leaseMs: deps.idempotencyLeaseMs, ttlMs: deps.idempotencyTtlMs };
+  const op: KeyedOperation | undefined =
+    idempotencyKey === undefined
+      ? undefined
+      : {
+          scope: {
+            merchantId: principal.merchantId,
+            environment: principal.environment,
+            operation: CANCEL_OPERATION,
+            key: idempotencyKey,
+          },
+          fingerprint: fingerprint(CANCEL_OPERATION, { payment_id: paymentId, cancellation_reason: input.cancellationReason }),
+          resourceId: paymentId,
+        };
+  let decision: KeyDecision | undefined = op === undefined ? undefined : await existingKeyDecision(keyDeps, op);
+  if (decision?.kind === 'answer') return decision.result;
+
+  // A run taken over from a crashed one holds a lease already; forget the key if we refuse.
+  let leaseToken = decision?.kind === 'proceed' ? decision.leaseToken : undefined;
+  const forget = async () => {
+    if (op !== undefined && leaseToken !== undefined) await deleteStartedKey(deps.store, op.scope, leaseToken);
+  };
+
+  // Checks before any work: a rejection here stores nothing.
+  const checked = await checkCancelable(deps, principal, paymentId);
+  if (checked.kind === 'failure') {
+    await forget();
+    return checked;
+  }
+  const { payment, attempt, connector, providerReference } = checked;
+  if (op !== undefined && decision === undefined) {
+    decision = await startKeyedOperation(keyDeps, op);
+    if (decision.kind === 'answer') return decision.result;
+    leaseToken = decision.leaseToken;
+  }
+
+  let outcome: CancelOutcome;
+  const signal = AbortSignal.timeout(deps.connectorTimeoutMs);
+  try {
+    outcome = await connector.cancelCharge(
+      { attemptId: attempt.id, providerReference, reason: 'canceled' },
+      { signal, now: deps.clock.now() },
+    );
+  } catch (error) {
+    deps.log.error({ err: error, payment_id: paymentId }, 'connector cancel threw');
+    outcome = { kind: 'unknown', code: 'connector_error', message: 'provider call failed' };
+  }
+
+  if (outcome.kind === 'not_cancelable') {
+    // The payer paid (or the provider ended it) first: record what the provider says, then refuse.
+    await applyProviderSnapshot(deps, attempt.connector, outcome.snapshot, 'cancel');
+    await forget();
+    const current = await findPayment(deps.store, principal.merchantId, principal.environment, paymentId);
+    const status = current?.status ?? 'unknown';
+    return conflict(`The provider could not cancel: the payment is ${status}.`, status);
+  }
+  if (outcome.kind !== 'closed') {
+    await forget();
+    if (outcome.kind === 'refused') return conflict(`The provider refused to cancel: ${outcome.message}`, payment.status);
+    return {
+      kind: 'failure',
+      code: 'provider_unavailable',
+      message: 'The provider did not confirm the cancel; the payment is still pending. Retry shortly.',
+      details: [{ payment_id: paymentId }],
+      retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS,
+    };
+  }
+
+  let body = '';
+  const closed = await closePendingPayment(
+    deps,
+    { merchantId: principal.merchantId, environment: principal.environment, paymentId },
+    'canceled',
+    outcome.snapshot,
+    {
+      cancellationReason: input.cancellationReason,
+      within: async (tx, canceled) => {
+        body = JSON.stringify(paymentView(canceled, deps.publicBaseUrl));
+        if (op === undefined || leaseToken === undefined) return;
+        const now = deps.clock.now();
+        const finished = await finishKey(tx, op.scope, {
+          leaseToken,
+          responseStatus: 200,
+          responseBody: body,
+          now,
+          expiresAt: new Date(now.getTime() + deps.idempotencyTtlMs),
+        });
+        // Our lease was taken over by a retry: roll back and let that retry's answer stand.
+        if (!finished) throw new LeaseLost();
+      },
+    },
+  ).catch((error: unknown) => {
+    if (error instanceof LeaseLost) return undefined;
+    throw error;
+  });
+  if (closed === undefined) return { kind: 'failure', ...inProgressDetails() };
+  if (closed.kind === 'not_found')
+    return { kind: 'failure', code: 'resource_not_found', message: 'No such payment.', details: [] };
+  if (closed.kind === 'not_pending') {
+    // A notification changed the payment between our check and the close.
+    await forget();
+    return notPending(closed.payment.status);
+  }
+  return { kind: 'response', status: 200, body, replayed: false };
+}
+
+class LeaseLost extends Error {}
+
+async function checkCancelable(
+  deps: CancelPaymentDeps,
+  principal: Principal,
+  paymentId: string,
+): Promise<
+  | Extract<OperationResult, { kind: 'failure' }>
+  | { kind: 'ok'; payment: Payment; attempt: AttemptState; connector: Connector; providerReference: string }
+> {
+  const payment = await findPayment(deps.store, principal.merchantId, principal.environment, paymentId);
+  if (payment === undefined) return { kind: 'failure', code: 'resource_not_found', message: 'No such payment.', details: [] };
+  if (payment.status !== 'pending') return notPending(payment.status);
+  const attempt = await findIssuedAttempt(deps.store, principal.merchantId, principal.environment, paymentId);
+  const connector = attempt === undefined ? undefined : deps.connectors.get(attempt.connector);
+  if (attempt?.providerReference == null || connector === undefined || !connector.capabilities.supports.cancel) {
+    return {
+      kind: 'failure',
+      code: 'operation_not_supported',
+      message: "This payment's provider does not support canceling.",
+      details: [{ connector: attempt?.connector ?? null }],
+    };
+  }
+  return { kind: 'ok', payment, attempt, connector, providerReference: attempt.providerReference };
+}
+
+const inProgressDetails = () => ({
+  code: 'idempotency_request_in_progress' as const,
+  message: 'A request with this Idempotency-Key is still running.',
+  details: [],
+  retryAfterSeconds: 1,
+});

@@ -1,0 +1,165 @@
+import type { SimulatedOutcome } from '../../connectors/core/connector.ts';
+import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
+import type { Store } from '../../db/store.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { ErrorCode, ErrorDetail } from '../../lib/error-catalogue.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { minorUnitDigits } from '../../lib/currencies.ts';
+import { parseMajorAmount, toMajorNumber } from '../../lib/money.ts';
+import type { PaymentStatus } from './payment-states.ts';
+import { findIssuedAttempt, findPayment } from './payment-repo.ts';
+import type { Principal } from './payment-types.ts';
+
+/**
+ * POST /sandbox/payment/{id}/simulate without the HTTP. It never writes the payment: it asks the
+ * sandbox provider to make the payer (or the provider) do something, and the provider reports it
+ * the way it reports everything, with a signed notification to /provider/{connector}/callback.
+ * The payment changes when that notification is processed, exactly as in production.
+ *
+ * `settled` answers 422 operation_not_supported: settlement is recorded by the settlement issue
+ * (docs/sandbox.md). Sandbox keys only; a production key gets 404 as if the route did not exist.
+ */
+export type SimulateRequestOutcome = 'succeeded' | 'failed' | 'expired' | 'reversed' | 'settled';
+
+export interface SimulateDeps {
+  store: Store;
+  clock: Clock;
+  connectors: ConnectorRegistry;
+  log: Logger;
+  connectorTimeoutMs: number;
+}
+
+export interface SandboxSimulation {
+  object: 'sandbox_simulation';
+  payment_id: string;
+  outcome: SimulateRequestOutcome;
+  amount: number | null;
+  currency: string;
+  connector: string;
+  provider_reference: string;
+  provider_status: string;
+  notification: string;
+}
+
+export type SimulateResult =
+  | { kind: 'accepted'; body: SandboxSimulation }
+  | { kind: 'failure'; code: ErrorCode; message: string; details: ErrorDetail[]; retryAfterSeconds?: number };
+
+/** Which payment states each outcome may be simulated from. A paid-after-close is the late payment. */
+const ALLOWED_FROM: Record<Exclude<SimulateRequestOutcome, 'settled'>, readonly PaymentStatus[]> = {
+  succeeded: ['pending', 'expired', 'canceled'],
+  failed: ['pending'],
+  expired: ['pending'],
+  reversed: ['succeeded'],
+};
+
+const PROVIDER_ACTION: Record<Exclude<SimulateRequestOutcome, 'settled'>, SimulatedOutcome> = {
+  succeeded: 'paid',
+  failed: 'failed',
+  expired: 'expired',
+  reversed: 'reversed',
+};
+
+const fail = (code: ErrorCode, message: string, details: ErrorDetail[] = []): SimulateResult => ({
+  kind: 'failure',
+  code,
+  message,
+  details,
+});
+
+export async function simulatePayment(
+  deps: SimulateDeps,
+  principal: Principal,
+  paymentId: string,
+  outcome: SimulateRequestOutcome,
+  /** The exact text of the JSON number `amount`, parsed like create's amount once the currency is known. */
+  amountText: string | null,
+): Promise<SimulateResult> {
+  if (principal.environment !== 'sandbox') return fail('route_not_found', 'No such route.');
+  const payment = await findPayment(deps.store, principal.merchantId, principal.environment, paymentId);
+  if (payment === undefined) return fail('resource_not_found', 'No such payment.');
+  if (outcome === 'settled') {
+    return fail(
+      'operation_not_supported',
+      'Simulating settlement is not available yet; settlement arrives with the settlement API.',
+      [{ outcome }],
+    );
+  }
+  if (amountText !== null && outcome !== 'succeeded') {
+    return fail('invalid_request', 'The request has invalid fields.', [
+      { field: 'amount', issue: 'not_allowed', message: 'amount is only allowed with outcome "succeeded"' },
+    ]);
+  }
+  let amountMinor: bigint | null = null;
+  if (amountText !== null) {
+    const parsed = parseMajorAmount(amountText, payment.currency);
+    if (!parsed.ok) {
+      return fail('invalid_request', 'The request has invalid fields.', [
+        {
+          field: 'amount',
+          issue: parsed.issue,
+          message:
+            parsed.issue === 'amount_too_precise'
+              ? `${payment.currency} amounts have at most ${minorUnitDigits(payment.currency)} fractional digits`
+              : 'amount must be a positive JSON number',
+        },
+      ]);
+    }
+    amountMinor = parsed.minor;
+  }
+  if (!ALLOWED_FROM[outcome].includes(payment.status)) {
+    return fail('payment_state_conflict', `Cannot simulate "${outcome}" for a ${payment.status} payment.`, [
+      { status: payment.status, outcome },
+    ]);
+  }
+  const attempt = await findIssuedAttempt(deps.store, principal.merchantId, principal.environment, paymentId);
+  const connector = attempt === undefined ? undefined : deps.connectors.get(attempt.connector);
+  if (attempt?.providerReference == null || connector?.sandbox === undefined) {
+    return fail('operation_not_supported', "This payment's connector is not a simulator.", [
+      { connector: attempt?.connector ?? null },
+    ]);
+  }
+  const signal = AbortSignal.timeout(deps.connectorTimeoutMs);
+  const result = await connector.sandbox
+    .simulate(
+      { attemptId: attempt.id, providerReference: attempt.providerReference, outcome: PROVIDER_ACTION[outcome], amountMinor },
+      { signal, now: deps.clock.now() },
+    )
+    .catch((error: unknown) => {
+      deps.log.error({ err: error, payment_id: paymentId }, 'sandbox simulate threw');
+      return { kind: 'unknown' as const, code: 'connector_error', message: 'provider call failed' };
+    });
+  if (result.kind === 'unknown') {
+    return {
+      kind: 'failure',
+      code: 'provider_unavailable',
+      message: 'The sandbox provider did not answer. Retry shortly.',
+      details: [],
+      retryAfterSeconds: 1,
+    };
+  }
+  if (result.kind === 'refused') {
+    if (result.code === 'amount_mismatch' || result.code === 'invalid_amount') {
+      return fail('invalid_request', 'The request has invalid fields.', [
+        { field: 'amount', issue: 'amount_not_accepted', message: `the provider refused this amount: ${result.message}` },
+      ]);
+    }
+    return fail('payment_state_conflict', `The provider refused: ${result.message}`, [{ provider_code: result.code }]);
+  }
+  const paidMinor = amountMinor ?? (outcome === 'succeeded' ? payment.amountMinor - attempt.amountPaidMinor : null);
+  return {
+    kind: 'accepted',
+    body: {
+      object: 'sandbox_simulation' as const,
+      payment_id: payment.id,
+      outcome,
+      amount: paidMinor === null ? null : toMajorNumber(paidMinor, payment.currency),
+      currency: payment.currency,
+      connector: attempt.connector,
+      provider_reference: attempt.providerReference,
+      provider_status: result.snapshot.status,
+      notification:
+        'The provider notifies Tributary asynchronously (POST /provider/{connector}/callback); the payment changes when that notification is processed.',
+    },
+  };
+}

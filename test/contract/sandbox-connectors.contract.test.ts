@@ -1,0 +1,131 @@
+import { createServer, type Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { once } from 'node:events';
+import type { Connector, InboundNotification } from '../../src/connectors/core/connector.ts';
+import { BANK_STATUS_MAP } from '../../src/connectors/sandbox-bank/transformers.ts';
+import { COUNTER_STATUS_MAP } from '../../src/connectors/sandbox-counter/transformers.ts';
+import { EWALLET_STATUS_MAP } from '../../src/connectors/sandbox-ewallet/transformers.ts';
+import { ManualClock } from '../../src/lib/clock.ts';
+import type { CurrencyCode } from '../../src/lib/currencies.ts';
+import { signatureHeader } from '../../src/lib/hmac-signature.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { builtInConnectors } from '../../src/runtime.ts';
+import { buildProvidersServer } from '../../src/sandbox/providers-server.ts';
+import { createSandboxProviders } from '../../src/sandbox/sandbox-providers.ts';
+import { sandboxCredentials } from '../../src/sandbox/sandbox-secrets.ts';
+import { connectorContract, type ContractHarness } from './connector-contract.ts';
+
+/**
+ * The contract suite for the three sandbox connectors, against the sandbox providers running as
+ * their own HTTP server (as `npm run sandbox:providers` runs them), with a small receiver standing
+ * in for Tributary's callback endpoint.
+ */
+const MASTER_SECRET = 'contract-secret-contract-secret-0001';
+
+const SUBJECTS = [
+  {
+    connector: 'sandbox_bank',
+    statusMap: BANK_STATUS_MAP,
+    header: 'x-sandbox-signature',
+    currency: 'IDR',
+    amountMinor: 15_000_000n,
+  },
+  {
+    connector: 'sandbox_ewallet',
+    statusMap: EWALLET_STATUS_MAP,
+    header: 'x-ewallet-signature',
+    currency: 'IDR',
+    amountMinor: 5_000_000n,
+  },
+  {
+    connector: 'sandbox_counter',
+    statusMap: COUNTER_STATUS_MAP,
+    header: 'x-sandbox-signature',
+    currency: 'PHP',
+    amountMinor: 250_000n,
+  },
+] as const;
+
+for (const subject of SUBJECTS) {
+  connectorContract(subject.connector, async () => {
+    const clock = new ManualClock(new Date('2026-11-21T10:00:00Z'));
+    let logText = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logText += chunk.toString();
+        done();
+      },
+    });
+    const log = createLogger('debug', sink);
+
+    // Tributary's stand-in: captures every notification the providers send.
+    const received: InboundNotification[] = [];
+    const receiver: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const headers: Record<string, string | undefined> = {};
+        for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(',') : v;
+        received.push({ rawBody: body, headers });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    const receiverPort = (receiver.address() as { port: number }).port;
+
+    const providers = createSandboxProviders({
+      clock,
+      masterSecret: MASTER_SECRET,
+      callbackBaseUrl: () => `http://127.0.0.1:${receiverPort}`,
+      log: createLogger('silent'),
+      autoDispatch: false,
+    });
+    const server = await buildProvidersServer(providers, createLogger('silent'));
+    const address = await server.listen({ host: '127.0.0.1', port: 0 });
+    const connectors = builtInConnectors({
+      sandboxBaseUrl: () => address,
+      sandboxSecret: MASTER_SECRET,
+      log,
+      http: { retryBackoffMs: 0, perTryTimeoutMs: 1_000 },
+    });
+    const connector = connectors.find((c) => c.capabilities.connector === subject.connector) as Connector;
+    const provider = providers.byConnector(subject.connector);
+    if (provider === undefined) throw new Error(`no provider for ${subject.connector}`);
+    const credentials = sandboxCredentials(MASTER_SECRET, subject.connector);
+
+    const harness: ContractHarness & { close(): Promise<void> } = {
+      connector,
+      clock,
+      currency: subject.currency as CurrencyCode,
+      amountMinor: subject.amountMinor,
+      statusMap: subject.statusMap,
+      async trigger(reference, action) {
+        const providerAction = { paid: 'pay', failed: 'fail', reversed: 'reverse', settled: 'settle' } as const;
+        const reply = provider.simulate(reference, providerAction[action], undefined);
+        if (reply.status !== 200) throw new Error(`provider refused ${action}: ${JSON.stringify(reply.body)}`);
+        if (action === 'settled') return null;
+        const before = received.length;
+        await providers.dispatchDue();
+        const last = received[received.length - 1];
+        if (received.length === before || last === undefined) throw new Error(`the provider sent no notification for ${action}`);
+        return last;
+      },
+      hangNextCreate() {
+        provider.faults = { create: { mode: 'timeout', remaining: 1 } };
+      },
+      chargeCount: () => provider.chargeCount,
+      logs: () => logText,
+      secrets: [credentials.apiKey, credentials.webhookSecret],
+      foreignSecret: sandboxCredentials('another-secret-another-secret-0001', subject.connector).webhookSecret,
+      signatureHeader: subject.header,
+      sign: (secret, body, at) => signatureHeader(secret, body, at),
+      async close() {
+        await server.close();
+        receiver.close();
+        await once(receiver, 'close');
+      },
+    };
+    return harness;
+  });
+}
