@@ -92,6 +92,10 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    settlementId: null,
+    settledAt: null,
+    feeMinor: null,
+    netMinor: null,
   };
   const leaseToken = `lease-${seq}`;
 

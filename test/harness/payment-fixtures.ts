@@ -84,6 +84,10 @@ export async function seedPayment(q: Queryable, o: SeedOptions): Promise<Payment
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    settlementId: null,
+    settledAt: null,
+    feeMinor: null,
+    netMinor: null,
   };
   await insertPayment(q, payment);
   return payment;

@@ -48,6 +48,10 @@ function payment(): Payment {
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    settlementId: null,
+    settledAt: null,
+    feeMinor: null,
+    netMinor: null,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Logger } from '../../lib/logger.ts';
+import { deadline } from '../../lib/deadline.ts';
 import { redactSecrets } from '../../lib/logger.ts';
 
 /**
@@ -59,44 +60,49 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
     };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
-    const trySignal = AbortSignal.any([signal, AbortSignal.timeout(perTryTimeoutMs)]);
-    let res: Response;
+    const tryDeadline = deadline(signal, perTryTimeoutMs);
+    const trySignal = tryDeadline.signal;
     try {
-      res = await doFetch(`${options.baseUrl()}${request.path}`, {
-        method: request.method,
-        headers,
-        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-        signal: trySignal,
-        redirect: 'error',
-      });
-    } catch (error) {
-      const timedOut = trySignal.aborted;
-      return {
-        kind: 'unknown',
-        code: timedOut ? 'timeout' : 'network_error',
-        message: timedOut ? 'provider timed out' : redactSecrets(String((error as Error).message ?? error)),
-      };
+      let res: Response;
+      try {
+        res = await doFetch(`${options.baseUrl()}${request.path}`, {
+          method: request.method,
+          headers,
+          ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+          signal: trySignal,
+          redirect: 'error',
+        });
+      } catch (error) {
+        const timedOut = trySignal.aborted;
+        return {
+          kind: 'unknown',
+          code: timedOut ? 'timeout' : 'network_error',
+          message: timedOut ? 'provider timed out' : redactSecrets(String((error as Error).message ?? error)),
+        };
+      }
+      let text: string;
+      try {
+        text = await res.text();
+      } catch {
+        return { kind: 'unknown', code: trySignal.aborted ? 'timeout' : 'network_error', message: 'response body lost' };
+      }
+      let body: unknown;
+      try {
+        body = text === '' ? null : JSON.parse(text);
+      } catch {
+        return { kind: 'unknown', code: 'bad_response', message: `status ${res.status}: body is not JSON` };
+      }
+      if (res.status >= 500 || res.status === 429) {
+        return {
+          kind: 'unknown',
+          code: 'provider_error',
+          message: `status ${res.status}: ${redactSecrets(text.slice(0, MAX_LOGGED_BODY_CHARS))}`,
+        };
+      }
+      return { kind: 'response', status: res.status, body };
+    } finally {
+      tryDeadline.dispose();
     }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch {
-      return { kind: 'unknown', code: trySignal.aborted ? 'timeout' : 'network_error', message: 'response body lost' };
-    }
-    let body: unknown;
-    try {
-      body = text === '' ? null : JSON.parse(text);
-    } catch {
-      return { kind: 'unknown', code: 'bad_response', message: `status ${res.status}: body is not JSON` };
-    }
-    if (res.status >= 500 || res.status === 429) {
-      return {
-        kind: 'unknown',
-        code: 'provider_error',
-        message: `status ${res.status}: ${redactSecrets(text.slice(0, MAX_LOGGED_BODY_CHARS))}`,
-      };
-    }
-    return { kind: 'response', status: res.status, body };
   }
 
   return {

@@ -211,6 +211,12 @@ export const PaymentSchema = Type.Object(
     updated_at: Timestamp('Last change.'),
     succeeded_at: Nullable(Timestamp('When the payer paid.')),
     closed_at: Nullable(Timestamp('When the payment reached a final state.')),
+    settlement_id: Nullable(
+      Type.String({ description: '`stl_…`: the settlement that paid this payment out; null until settled.' }),
+    ),
+    settled_at: Nullable(Timestamp('When the provider settled the payment.')),
+    fee: Nullable(Type.Number({ description: "The provider's fee on this payment, exact, in major units; null until settled." })),
+    net: Nullable(Type.Number({ description: 'amount − fee, exact, in major units; null until settled.' })),
     amount_paid: Type.Number({
       description: 'What the payer paid, as the provider reported it. Differs from `amount` on an under- or over-payment.',
     }),

@@ -66,6 +66,10 @@ function examplePayment(overrides: Partial<Payment>): Record<string, unknown> {
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    settlementId: null,
+    settledAt: null,
+    feeMinor: null,
+    netMinor: null,
     ...overrides,
   };
   return paymentView(payment, EXAMPLE_BASE_URL);

@@ -173,6 +173,10 @@ export async function createPayment(
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    settlementId: null,
+    settledAt: null,
+    feeMinor: null,
+    netMinor: null,
   };
 
   // Transaction 1: the key, the processing payment (which takes the reference_no) and attempt 1.

@@ -50,6 +50,10 @@ interface PaymentRow {
   amount_paid_minor: bigint;
   late_payment: LatePayment | null;
   cancellation_reason: CancellationReason | null;
+  settlement_id: string | null;
+  settled_at: Date | null;
+  fee_minor: bigint | null;
+  net_minor: bigint | null;
   [key: string]: unknown;
 }
 
@@ -84,6 +88,10 @@ export function paymentFromRow(r: PaymentRow): Payment {
     amountPaidMinor: r.amount_paid_minor,
     latePayment: r.late_payment,
     cancellationReason: r.cancellation_reason,
+    settlementId: r.settlement_id,
+    settledAt: r.settled_at,
+    feeMinor: r.fee_minor,
+    netMinor: r.net_minor,
   };
 }
 
@@ -92,9 +100,9 @@ export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
     `INSERT INTO payments (id, merchant_id, environment, status, amount_minor, currency, reference_no, description,
        channel_requested, channel, payment_method, instructions, metadata, email, callback_url, api_version, version,
        expires_at, failure_code, failure_message, amount_refunded_minor, created_at, updated_at, succeeded_at, closed_at,
-       routing, amount_paid_minor, late_payment, cancellation_reason)
+       routing, amount_paid_minor, late_payment, cancellation_reason, settlement_id, settled_at, fee_minor, net_minor)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,
-       $26, $27, $28, $29)`,
+       $26, $27, $28, $29, $30, $31, $32, $33)`,
     [
       p.id,
       p.merchantId,
@@ -125,6 +133,10 @@ export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
       p.amountPaidMinor,
       p.latePayment === null ? null : JSON.stringify(p.latePayment),
       p.cancellationReason,
+      p.settlementId,
+      p.settledAt,
+      p.feeMinor,
+      p.netMinor,
     ],
   );
 }

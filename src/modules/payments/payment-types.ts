@@ -91,6 +91,11 @@ export interface Payment {
   amountPaidMinor: bigint;
   latePayment: LatePayment | null;
   cancellationReason: CancellationReason | null;
+  /** Set once a provider settled the payment (docs/money.md); fee and net are its settlement line. */
+  settlementId: string | null;
+  settledAt: Date | null;
+  feeMinor: bigint | null;
+  netMinor: bigint | null;
 }
 
 export type AttemptStatus = 'started' | 'issued' | 'failed' | 'succeeded' | 'expired' | 'canceled' | 'reversed';

@@ -55,6 +55,10 @@ export function paymentView(p: Payment, publicBaseUrl: string) {
           },
     cancellation_reason: p.cancellationReason,
     routing: p.routing,
+    settlement_id: p.settlementId,
+    settled_at: p.settledAt?.toISOString() ?? null,
+    fee: p.feeMinor === null ? null : toMajorNumber(p.feeMinor, p.currency),
+    net: p.netMinor === null ? null : toMajorNumber(p.netMinor, p.currency),
   };
 }
 
