@@ -5,6 +5,7 @@ import type { ConnectorRegistry } from './connectors/core/registry.ts';
 import type { Store } from './db/store.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
+import { registerDrain } from './http/plugins/drain.ts';
 import { registerJsonBody } from './http/plugins/json-body.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
@@ -26,7 +27,6 @@ import { PaymentMethodListSchema, PaymentMethodSchema } from './http/schemas/pay
 import { openapiWebhooks } from './http/schemas/webhook.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Clock } from './lib/clock.ts';
-import { ApiError } from './lib/error-catalogue.ts';
 import type { Failpoints } from './lib/failpoints.ts';
 import { newId } from './lib/ids.ts';
 import type { Logger } from './lib/logger.ts';
@@ -37,7 +37,7 @@ import type { RateLimiter } from './modules/rate-limits/rate-limiter.ts';
 import { CURRENT_API_VERSION } from './modules/merchants/merchant-service.ts';
 import { SECRET_BOX_PURPOSE } from './modules/webhooks/webhook-secrets.ts';
 import type { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
-import type { SandboxProviders } from './sandbox/sandbox-providers.ts';
+import { SANDBOX_PROVIDERS_PREFIX, type SandboxProviders } from './sandbox/sandbox-providers.ts';
 
 export interface AppDeps {
   store: Store;
@@ -86,14 +86,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
-    // During graceful shutdown in-flight requests finish; new ones are refused in our error format.
-    if (deps.readiness.shuttingDown && request.routeOptions.url !== '/healthz') {
-      reply.header('Connection', 'close');
-      throw new ApiError('service_unavailable', 'The server is shutting down. Retry shortly.', {
-        headers: { 'Retry-After': '1' },
-      });
-    }
   });
+  // Shutdown refuses new API requests but lets running ones finish (see http/plugins/drain.ts); the
+  // co-hosted sandbox providers keep answering them meanwhile.
+  const drained = registerDrain(app, deps.readiness, { exempt: (url) => url.startsWith(SANDBOX_PROVIDERS_PREFIX) });
+  app.decorate('drained', drained);
   const accessLog = deps.log.isLevelEnabled('debug');
   app.addHook('onResponse', async (request, reply) => {
     if (accessLog) {

@@ -163,6 +163,9 @@ async function main(config: Config): Promise<void> {
     }, 15_000);
     deadline.unref();
     try {
+      // Refuse new requests, let running ones finish (they may still call the co-hosted sandbox
+      // providers), and only then close the listener.
+      if (!(await app.drained(10_000))) log.warn('requests still running after 10 s; closing anyway');
       await app.close();
       await webhooks?.close();
       sandboxProviders?.stop();
