@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../test/reliability/harness/processes.ts';
-import { dispatcherUnavailable } from '../test/reliability/harness/webhooks.ts';
 import { runDispatch } from './dispatch.ts';
 import { runLoad } from './lib/load.ts';
 import { type BenchStore, setupStore, type StoreKind } from './lib/processes.ts';
@@ -164,14 +163,9 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
   const mixed = await load(api, mixedRequests(key, runId, sample), windowSeconds, (s) => s === 200 || s === 201);
   rows.push(judge(row('mixed_80_20', name, 'scenario', mixed, mixedCeiling.rps)));
 
-  const unavailable = dispatcherUnavailable();
-  if (unavailable !== undefined) {
-    skipped.push({ name: 'webhook_dispatch', store: name, reason: unavailable });
-  } else {
-    progress(`${name}: webhook dispatch`);
-    const d = await runDispatch(store, windowSeconds, connections);
-    rows.push(judge({ ...row('webhook_dispatch', name, 'scenario', d, d.ceilingRps), note: d.note }));
-  }
+  progress(`${name}: webhook dispatch`);
+  const d = await runDispatch(store, windowSeconds, connections);
+  rows.push(judge({ ...row('webhook_dispatch', name, 'scenario', d, d.ceilingRps), note: d.note }));
 }
 
 async function benchmark(): Promise<void> {

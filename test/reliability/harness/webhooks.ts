@@ -1,21 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { call } from './api-client.ts';
 import { REPO_ROOT, serverEnv, type StoreTarget } from './processes.ts';
 
 /**
  * Webhook delivery for the reliability suite and the benchmark, written against the fixed
  * interface (product.md: `POST /webhook_endpoint/create`, Standard Webhooks headers, events with
- * `id`, `type`, `created_at`, `data.object`) and issue 4 (`npx tributary worker` on PostgreSQL).
- * Until the dispatcher exists, the scenarios that need it are skipped with this reason.
+ * `id`, `type`, `created_at`, `data.object`) and `npx tributary worker` on PostgreSQL.
  */
-export function dispatcherUnavailable(): string | undefined {
-  const jobs = join(REPO_ROOT, 'src/jobs');
-  const found = existsSync(jobs) && readdirSync(jobs).some((f) => f.startsWith('dispatcher'));
-  return found ? undefined : 'not yet available: src/jobs/dispatcher* does not exist (webhook dispatch lands with issue 4)';
-}
 
 export interface Delivery {
   webhookId: string;
@@ -72,10 +64,12 @@ export async function registerEndpoint(baseUrl: string, apiKey: string, receiver
   }
 }
 
-/** On PostgreSQL the dispatcher runs as `npx tributary worker` (issue 4), when the CLI has it. */
+/**
+ * On PostgreSQL a separate `npx tributary worker` dispatches beside the server's own dispatcher,
+ * so the scenario also covers several dispatchers sharing (and surviving the kill of) one queue.
+ */
 export function startWorkerIfNeeded(target: StoreTarget, secret: string, env: Record<string, string>): ChildProcess | undefined {
   if (target.kind !== 'postgres') return undefined;
-  if (!readFileSync(join(REPO_ROOT, 'src/cli/main.ts'), 'utf8').includes("'worker'")) return undefined;
   return spawn(process.execPath, ['bin/tributary.js', 'worker'], {
     cwd: REPO_ROOT,
     env: serverEnv(target, secret, env),
