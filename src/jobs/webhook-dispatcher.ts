@@ -92,11 +92,15 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     reports.length = 0;
     try {
       for (let round = 0; round < maxRounds; round += 1) {
+        // A send running at any point of the round may hold a slot the claim had to skip, so the
+        // round is only idle when nothing ran before or after the claim. (Checking only after the
+        // claim missed sends that finished while the claim query ran: drain() then returned with
+        // deliveries still due.)
+        const busyBefore = running.size > 0;
         const { fannedOut, claimed } = await runOnce();
-        // Sends still running when the round found nothing may free slots for waiting work.
-        const wasBusy = running.size > 0;
+        const busy = busyBefore || running.size > 0;
         await Promise.all([...running]);
-        if (fannedOut === 0 && claimed === 0 && !wasBusy) return [...reports];
+        if (fannedOut === 0 && claimed === 0 && !busy) return [...reports];
       }
       throw new Error(`dispatcher did not drain within ${maxRounds} rounds`);
     } finally {
