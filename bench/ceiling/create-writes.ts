@@ -13,9 +13,11 @@ import { paymentView } from '../../src/modules/payments/payment-view.ts';
  * payment (`writeCreateStart` and `writeCreateFinish` in src/modules/payments/create-payment.ts),
  * through the same Store:
  *
- *   transaction 1: idempotency key (started), payment (processing), attempt (started)
- *   transaction 2: key finished with the response body, attempt issued, payment pending,
- *                  event payment.pending
+ *   statement 1: idempotency key (started), payment (processing), attempt (started)
+ *   statement 2: key finished with the response body, attempt issued, payment pending,
+ *                event payment.pending
+ *
+ * (each one statement with data-modifying CTEs, exactly as the product sends them)
  *
  * No HTTP, no routing, no validation, no provider call, none of the reads the service makes
  * around them: the fastest this store can record a create, so the create scenario is judged as a
@@ -99,30 +101,27 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
   };
   const leaseToken = `lease-${seq}`;
 
-  const existing = await store.transaction((tx) =>
-    writeCreateStart(tx, {
-      scope,
-      fingerprint: 'ceiling',
-      leaseToken,
-      lockedUntil: new Date(now.getTime() + LEASE_MS),
-      keyExpiresAt: new Date(now.getTime() + TTL_MS),
-      payment: processing,
-      attempt: {
-        id: attemptId,
-        paymentId,
-        merchantId: principal.merchantId,
-        environment: principal.environment,
-        seq: 1,
-        connector: 'sandbox_bank',
-        channel: 'bank',
-        instrument: 'BCA',
-        routingTrace: trace,
-        chargeExpiresAt: expiresAt,
-        now,
-      },
-    }),
-  );
-  if (existing !== undefined) throw new Error('ceiling key collided');
+  await writeCreateStart(store, {
+    scope,
+    fingerprint: 'ceiling',
+    leaseToken,
+    lockedUntil: new Date(now.getTime() + LEASE_MS),
+    keyExpiresAt: new Date(now.getTime() + TTL_MS),
+    payment: processing,
+    attempt: {
+      id: attemptId,
+      paymentId,
+      merchantId: principal.merchantId,
+      environment: principal.environment,
+      seq: 1,
+      connector: 'sandbox_bank',
+      channel: 'bank',
+      instrument: 'BCA',
+      routingTrace: trace,
+      chargeExpiresAt: expiresAt,
+      now,
+    },
+  });
 
   const later = new Date();
   const pending: Payment = {
@@ -141,20 +140,18 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
   };
   const view = paymentView(pending, ctx.publicBaseUrl);
   const body = JSON.stringify(view);
-  const finished = await store.transaction((tx) =>
-    writeCreateFinish(tx, {
-      scope,
-      leaseToken,
-      body,
-      view,
-      previous: processing,
-      pending,
-      attemptId,
-      providerReference: `ceiling_${attemptId}`,
-      keyExpiresAt: new Date(later.getTime() + TTL_MS),
-      nextSyncAt: new Date(later.getTime() + 5 * 60_000),
-    }),
-  );
+  const finished = await writeCreateFinish(store, {
+    scope,
+    leaseToken,
+    body,
+    view,
+    previous: processing,
+    pending,
+    attemptId,
+    providerReference: `ceiling_${attemptId}`,
+    keyExpiresAt: new Date(later.getTime() + TTL_MS),
+    nextSyncAt: new Date(later.getTime() + 5 * 60_000),
+  });
   if (!finished) throw new Error('ceiling key not finished');
   return { paymentId, scope, body };
 }

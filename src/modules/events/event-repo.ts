@@ -1,4 +1,5 @@
 import type { Environment } from '../../connectors/core/connector.ts';
+import { guardOf, type Statement } from '../../db/statement.ts';
 import type { Queryable } from '../../db/store.ts';
 import { newId } from '../../lib/ids.ts';
 
@@ -19,7 +20,12 @@ export interface NewEvent {
   now: Date;
 }
 
-export async function insertEvent(q: Queryable, e: NewEvent): Promise<string> {
+/**
+ * The insert of one event (id generated here). An `INSERT … SELECT` with explicit casts, so that a
+ * combined statement can make it conditional with `guard` (parameters in a SELECT list get no type
+ * from the target columns).
+ */
+export function insertEventStatement(e: NewEvent, guard?: string): { id: string; statement: Statement } {
   const id = newId('event', e.now.getTime());
   const payload = {
     id,
@@ -28,21 +34,30 @@ export async function insertEvent(q: Queryable, e: NewEvent): Promise<string> {
     api_version: e.apiVersion,
     data: { object: e.object, previous_attributes: e.previousAttributes },
   };
-  await q.query(
-    `INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, api_version, payload, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [
-      id,
-      e.merchantId,
-      e.environment,
-      e.type,
-      e.objectType,
-      e.objectId,
-      e.objectVersion,
-      e.apiVersion,
-      JSON.stringify(payload),
-      e.now,
-    ],
-  );
+  return {
+    id,
+    statement: {
+      text: `INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, api_version, payload, created_at)
+     SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::text, $9::jsonb, $10::timestamptz
+     WHERE ${guardOf(guard)}`,
+      params: [
+        id,
+        e.merchantId,
+        e.environment,
+        e.type,
+        e.objectType,
+        e.objectId,
+        e.objectVersion,
+        e.apiVersion,
+        JSON.stringify(payload),
+        e.now,
+      ],
+    },
+  };
+}
+
+export async function insertEvent(q: Queryable, e: NewEvent): Promise<string> {
+  const { id, statement } = insertEventStatement(e);
+  await q.query(statement.text, statement.params);
   return id;
 }

@@ -1,4 +1,5 @@
 import type { Environment } from '../../connectors/core/connector.ts';
+import { guardOf, type Statement } from '../../db/statement.ts';
 import type { Queryable } from '../../db/store.ts';
 
 /**
@@ -39,27 +40,44 @@ const SCOPE = 'merchant_id = $1 AND environment = $2 AND operation = $3 AND key 
 const scopeParams = (s: IdempotencyScope) => [s.merchantId, s.environment, s.operation, s.key];
 
 /** Inserts a started record. False if the key already exists (another request owns it). */
-export async function insertStartedKey(
-  q: Queryable,
-  scope: IdempotencyScope,
-  r: {
-    fingerprint: string;
-    recoveryPoint: string;
-    resourceId: string;
-    leaseToken: string;
-    lockedUntil: Date;
-    now: Date;
-    expiresAt: Date;
-  },
-): Promise<boolean> {
-  const rows = await q.query(
-    `INSERT INTO idempotency_keys (merchant_id, environment, operation, key, fingerprint, status, recovery_point, resource_id,
+export interface StartedKey {
+  fingerprint: string;
+  recoveryPoint: string;
+  resourceId: string;
+  leaseToken: string;
+  lockedUntil: Date;
+  now: Date;
+  expiresAt: Date;
+}
+
+/**
+ * The insert of a started key. `onConflict: 'raise'` lets an existing key fail the whole statement
+ * with a unique violation (`idempotency_keys_pkey`): the create path relies on that to write key,
+ * payment and attempt in one statement that either happens entirely or not at all.
+ */
+export function insertStartedKeyStatement(scope: IdempotencyScope, r: StartedKey, onConflict: 'nothing' | 'raise'): Statement {
+  return {
+    text: `INSERT INTO idempotency_keys (merchant_id, environment, operation, key, fingerprint, status, recovery_point, resource_id,
        lease_token, locked_until, created_at, updated_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, 'started', $6, $7, $8, $9, $10, $10, $11)
-     ON CONFLICT DO NOTHING RETURNING key`,
-    [...scopeParams(scope), r.fingerprint, r.recoveryPoint, r.resourceId, r.leaseToken, r.lockedUntil, r.now, r.expiresAt],
-  );
-  return rows.length === 1;
+     VALUES ($1, $2, $3, $4, $5, 'started', $6, $7, $8, $9, $10, $10, $11)${onConflict === 'nothing' ? ' ON CONFLICT DO NOTHING' : ''}
+     RETURNING key`,
+    params: [
+      ...scopeParams(scope),
+      r.fingerprint,
+      r.recoveryPoint,
+      r.resourceId,
+      r.leaseToken,
+      r.lockedUntil,
+      r.now,
+      r.expiresAt,
+    ],
+  };
+}
+
+/** Inserts a started record. False if the key already exists (another request owns it). */
+export async function insertStartedKey(q: Queryable, scope: IdempotencyScope, r: StartedKey): Promise<boolean> {
+  const s = insertStartedKeyStatement(scope, r, 'nothing');
+  return (await q.query(s.text, s.params)).length === 1;
 }
 
 export async function getKey(q: Queryable, scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
@@ -108,29 +126,43 @@ export async function claimExpiredLease(
   return rows.length === 1;
 }
 
+/** Finishes a started key with its response, only while `leaseToken` holds it (and `guard`). */
+export function finishKeyStatement(
+  scope: IdempotencyScope,
+  r: { leaseToken: string; responseStatus: number; responseBody: string; now: Date; expiresAt: Date },
+  guard?: string,
+): Statement {
+  return {
+    text: `UPDATE idempotency_keys SET status = 'finished', recovery_point = 'finished', response_status = $6,
+       response_body = $7, lease_token = NULL, locked_until = NULL, updated_at = $8, expires_at = $9
+     WHERE ${SCOPE} AND status = 'started' AND lease_token = $5 AND ${guardOf(guard)}
+     RETURNING key`,
+    params: [...scopeParams(scope), r.leaseToken, r.responseStatus, r.responseBody, r.now, r.expiresAt],
+  };
+}
+
 /** Finishes a started key with its response. False if our lease was taken over meanwhile. */
 export async function finishKey(
   q: Queryable,
   scope: IdempotencyScope,
   r: { leaseToken: string; responseStatus: number; responseBody: string; now: Date; expiresAt: Date },
 ): Promise<boolean> {
-  const rows = await q.query(
-    `UPDATE idempotency_keys SET status = 'finished', recovery_point = 'finished', response_status = $6,
-       response_body = $7, lease_token = NULL, locked_until = NULL, updated_at = $8, expires_at = $9
-     WHERE ${SCOPE} AND status = 'started' AND lease_token = $5
-     RETURNING key`,
-    [...scopeParams(scope), r.leaseToken, r.responseStatus, r.responseBody, r.now, r.expiresAt],
-  );
-  return rows.length === 1;
+  const s = finishKeyStatement(scope, r);
+  return (await q.query(s.text, s.params)).length === 1;
+}
+
+/** Locks our started key for the rest of the statement or transaction; no row if the lease is gone. */
+export function lockLeaseStatement(scope: IdempotencyScope, leaseToken: string): Statement {
+  return {
+    text: `SELECT 1 FROM idempotency_keys WHERE ${SCOPE} AND status = 'started' AND lease_token = $5 FOR UPDATE`,
+    params: [...scopeParams(scope), leaseToken],
+  };
 }
 
 /** Confirms we still hold the lease (inside a transaction that should only commit if we do). */
 export async function holdsLease(q: Queryable, scope: IdempotencyScope, leaseToken: string): Promise<boolean> {
-  const rows = await q.query(
-    `SELECT 1 FROM idempotency_keys WHERE ${SCOPE} AND status = 'started' AND lease_token = $5 FOR UPDATE`,
-    [...scopeParams(scope), leaseToken],
-  );
-  return rows.length === 1;
+  const s = lockLeaseStatement(scope, leaseToken);
+  return (await q.query(s.text, s.params)).length === 1;
 }
 
 /** Gives the lease up so that a retry can resume at once (after every provider failed). */

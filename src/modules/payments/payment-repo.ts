@@ -1,4 +1,5 @@
 import type { Channel, Environment, Instructions } from '../../connectors/core/connector.ts';
+import { guardOf, type Statement } from '../../db/statement.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import type { PaymentStatus } from './payment-states.ts';
@@ -95,15 +96,15 @@ export function paymentFromRow(r: PaymentRow): Payment {
   };
 }
 
-export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
-  await q.query(
-    `INSERT INTO payments (id, merchant_id, environment, status, amount_minor, currency, reference_no, description,
+export function insertPaymentStatement(p: Payment): Statement {
+  return {
+    text: `INSERT INTO payments (id, merchant_id, environment, status, amount_minor, currency, reference_no, description,
        channel_requested, channel, payment_method, instructions, metadata, email, callback_url, api_version, version,
        expires_at, failure_code, failure_message, amount_refunded_minor, created_at, updated_at, succeeded_at, closed_at,
        routing, amount_paid_minor, late_payment, cancellation_reason, settlement_id, settled_at, fee_minor, net_minor)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,
        $26, $27, $28, $29, $30, $31, $32, $33)`,
-    [
+    params: [
       p.id,
       p.merchantId,
       p.environment,
@@ -138,7 +139,12 @@ export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
       p.feeMinor,
       p.netMinor,
     ],
-  );
+  };
+}
+
+export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
+  const s = insertPaymentStatement(p);
+  await q.query(s.text, s.params);
 }
 
 export async function findPayment(
@@ -171,15 +177,16 @@ export async function findLivePaymentIdByReference(
 }
 
 /** Moves a processing payment to pending with its instructions. False if it was no longer processing. */
-export async function markPaymentPending(
-  q: Queryable,
+/** Moves a processing payment to pending with its instructions (and only if `guard` holds). */
+export function markPaymentPendingStatement(
   p: Pick<Payment, 'id' | 'channel' | 'paymentMethod' | 'instructions' | 'expiresAt' | 'updatedAt' | 'version' | 'routing'>,
-): Promise<boolean> {
-  const rows = await q.query(
-    `UPDATE payments SET status = 'pending', channel = $2, payment_method = $3, instructions = $4, expires_at = $5,
+  guard?: string,
+): Statement {
+  return {
+    text: `UPDATE payments SET status = 'pending', channel = $2, payment_method = $3, instructions = $4, expires_at = $5,
        updated_at = $6, version = $7, routing = $8
-     WHERE id = $1 AND status = 'processing' AND version = $7 - 1 RETURNING id`,
-    [
+     WHERE id = $1 AND status = 'processing' AND version = $7 - 1 AND ${guardOf(guard)} RETURNING id`,
+    params: [
       p.id,
       p.channel,
       JSON.stringify(p.paymentMethod),
@@ -189,8 +196,15 @@ export async function markPaymentPending(
       p.version,
       p.routing === null ? null : JSON.stringify(p.routing),
     ],
-  );
-  return rows.length === 1;
+  };
+}
+
+export async function markPaymentPending(
+  q: Queryable,
+  p: Pick<Payment, 'id' | 'channel' | 'paymentMethod' | 'instructions' | 'expiresAt' | 'updatedAt' | 'version' | 'routing'>,
+): Promise<boolean> {
+  const s = markPaymentPendingStatement(p);
+  return (await q.query(s.text, s.params)).length === 1;
 }
 
 /** The payment, locked for the rest of the transaction (every lifecycle change starts here). */
@@ -337,12 +351,12 @@ export interface NewAttempt {
   now: Date;
 }
 
-export async function insertAttempt(q: Queryable, a: NewAttempt): Promise<void> {
-  await q.query(
-    `INSERT INTO payment_attempts (id, payment_id, merchant_id, environment, seq, connector, channel, instrument, status,
+export function insertAttemptStatement(a: NewAttempt): Statement {
+  return {
+    text: `INSERT INTO payment_attempts (id, payment_id, merchant_id, environment, seq, connector, channel, instrument, status,
        routing_trace, created_at, updated_at, charge_expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'started', $9, $10, $10, $11)`,
-    [
+    params: [
       a.id,
       a.paymentId,
       a.merchantId,
@@ -355,7 +369,12 @@ export async function insertAttempt(q: Queryable, a: NewAttempt): Promise<void> 
       a.now,
       a.chargeExpiresAt,
     ],
-  );
+  };
+}
+
+export async function insertAttempt(q: Queryable, a: NewAttempt): Promise<void> {
+  const s = insertAttemptStatement(a);
+  await q.query(s.text, s.params);
 }
 
 export async function latestAttempt(q: Queryable, paymentId: string): Promise<Attempt | undefined> {
@@ -370,17 +389,25 @@ export async function listAttempts(q: Queryable, paymentId: string): Promise<Att
   return rows.map(attemptFromRow);
 }
 
+/** A started attempt becomes issued with the provider's instructions (and only if `guard` holds). */
+export function markAttemptIssuedStatement(
+  a: { id: string; providerReference: string; instructions: Instructions; now: Date; nextSyncAt: Date },
+  guard?: string,
+): Statement {
+  return {
+    text: `UPDATE payment_attempts SET status = 'issued', provider_reference = $2, instructions = $3, updated_at = $4,
+       next_sync_at = $5, provider_sequence = 0
+     WHERE id = $1 AND status = 'started' AND ${guardOf(guard)} RETURNING id`,
+    params: [a.id, a.providerReference, JSON.stringify(a.instructions), a.now, a.nextSyncAt],
+  };
+}
+
 export async function markAttemptIssued(
   q: Queryable,
   a: { id: string; providerReference: string; instructions: Instructions; now: Date; nextSyncAt: Date },
 ): Promise<boolean> {
-  const rows = await q.query(
-    `UPDATE payment_attempts SET status = 'issued', provider_reference = $2, instructions = $3, updated_at = $4,
-       next_sync_at = $5, provider_sequence = 0
-     WHERE id = $1 AND status = 'started' RETURNING id`,
-    [a.id, a.providerReference, JSON.stringify(a.instructions), a.now, a.nextSyncAt],
-  );
-  return rows.length === 1;
+  const s = markAttemptIssuedStatement(a);
+  return (await q.query(s.text, s.params)).length === 1;
 }
 
 /** One attempt of one payment, with what its provider reported. */
