@@ -12,7 +12,7 @@ import {
   reversalEntry,
   settlementEntry,
 } from '../../src/modules/ledger/movements.ts';
-import { createTestApp, type TestApp } from '../harness/test-app.ts';
+import { createTestApp, json, quickStart, type TestApp } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 
 const IDR = 'IDR' as CurrencyCode;
@@ -35,6 +35,35 @@ describe(`ledger (${TEST_STORE})`, () => {
     [balance] = await merchantBalances(t.testStore.store, t.a.id, 'sandbox');
     assert.equal(balance?.pendingMinor, 0n);
     assert.equal(balance?.availableMinor, 145_500_00n);
+    assert.deepEqual(await verifyLedger(t.testStore.store), []);
+  });
+
+  it('a payment that succeeds captures what was paid, once; a reversal takes it back; duplicates post nothing', async () => {
+    const res = await t.call('POST', '/payment/create', {
+      body: quickStart({ channel: 'bank', amount: 12_345 }),
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const id = String(json(res)['id']);
+    const usd = async () => (await merchantBalances(t.testStore.store, t.a.id, 'sandbox')).find((b) => b.currency === 'IDR');
+    const before = (await usd())?.pendingMinor ?? 0n;
+    const entries = async () =>
+      (
+        await t.testStore.store.query<{ type: string }>(
+          'SELECT type FROM journal_entries WHERE object_id = $1 ORDER BY created_at, type',
+          [id],
+        )
+      ).map((r) => r.type);
+    assert.equal((await t.call('POST', `/sandbox/payment/${id}/simulate`, { body: { outcome: 'succeeded' } })).statusCode, 202);
+    t.provider('sandbox_bank').faults = { notifications: { mode: 'duplicate', remaining: 1 } };
+    await t.deliverNotifications();
+    assert.equal((await t.payment(id))['status'], 'succeeded');
+    assert.equal((await usd())?.pendingMinor, before + 12_345_00n);
+    assert.deepEqual(await entries(), ['capture']);
+    assert.equal((await t.call('POST', `/sandbox/payment/${id}/simulate`, { body: { outcome: 'reversed' } })).statusCode, 202);
+    await t.deliverNotifications();
+    assert.equal((await t.payment(id))['status'], 'reversed');
+    assert.equal((await usd())?.pendingMinor, before);
+    assert.deepEqual((await entries()).sort(), ['capture', 'reversal']);
     assert.deepEqual(await verifyLedger(t.testStore.store), []);
   });
 

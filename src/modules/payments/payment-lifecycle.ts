@@ -5,6 +5,8 @@ import { assert } from '../../lib/assert.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { insertEvent } from '../events/event-repo.ts';
+import { postEntry } from '../ledger/ledger.ts';
+import { captureEntry, reversalEntry } from '../ledger/movements.ts';
 import { findMerchantSettings } from '../merchants/merchant-settings.ts';
 import {
   findAttemptState,
@@ -152,7 +154,26 @@ async function writeSteps(tx: Queryable, deps: LifecycleDeps, before: Payment, s
     // The row is locked by this transaction, so the fenced update cannot lose.
     assert(await updatePaymentLifecycle(tx, current, s.after), `payment ${current.id} changed under its lock`);
     await insertPaymentEvent(tx, deps.publicBaseUrl, s.event, current, s.after);
+    await postPaymentMovement(tx, s);
     current = s.after;
+  }
+}
+
+/**
+ * The ledger entry of a payment step (docs/money.md), in the step's transaction: a success
+ * captures what the payer paid into the merchant's pending balance; a reversal takes back what is
+ * left of it (captured minus refunded) from pending, or from available once settled.
+ */
+async function postPaymentMovement(tx: Queryable, step: PaymentStep): Promise<void> {
+  const p = step.after;
+  const scope = { merchantId: p.merchantId, environment: p.environment, currency: p.currency, now: p.updatedAt };
+  if (step.event === 'payment.succeeded' && p.amountPaidMinor > 0n) {
+    await postEntry(tx, captureEntry(scope, p.id, p.amountPaidMinor));
+  }
+  if (step.event === 'payment.reversed') {
+    const remaining = p.amountPaidMinor - p.amountRefundedMinor;
+    const from = p.settledAt === null ? 'merchant_pending' : 'merchant_available';
+    if (remaining > 0n) await postEntry(tx, reversalEntry(scope, p.id, remaining, from));
   }
 }
 
