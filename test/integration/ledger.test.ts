@@ -3,7 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { assertBalanced, credit, debit, merchantBalances, postEntry, verifyLedger } from '../../src/modules/ledger/ledger.ts';
+import {
+  assertBalanced,
+  credit,
+  debit,
+  merchantBalances,
+  paymentPendingMinor,
+  postEntry,
+  verifyLedger,
+} from '../../src/modules/ledger/ledger.ts';
 import {
   captureEntry,
   refundHoldEntry,
@@ -31,7 +39,10 @@ describe(`ledger (${TEST_STORE})`, () => {
     assert.equal((await postEntry(t.testStore.store, captureEntry(scope(), payment, 150_000_00n))).status, 'posted');
     let [balance] = await merchantBalances(t.testStore.store, t.a.id, 'sandbox');
     assert.equal(balance?.pendingMinor, 150_000_00n);
-    await postEntry(t.testStore.store, settlementEntry(scope(), settlement, payment, 150_000_00n, 4_500_00n));
+    await postEntry(
+      t.testStore.store,
+      settlementEntry(scope(), settlement, payment, { grossMinor: 150_000_00n, feeMinor: 4_500_00n, pendingMinor: 150_000_00n }),
+    );
     [balance] = await merchantBalances(t.testStore.store, t.a.id, 'sandbox');
     assert.equal(balance?.pendingMinor, 0n);
     assert.equal(balance?.availableMinor, 145_500_00n);
@@ -134,10 +145,15 @@ describe(`ledger (${TEST_STORE})`, () => {
             e = captureEntry(merchantScope, id, m.amount);
           } else if (m.kind === 'settle' && open !== undefined && !open.settled && m.fee < open.amount) {
             open.settled = true;
-            e = settlementEntry(merchantScope, newId('settlement'), open.id, open.amount, m.fee);
+            const pendingMinor = await paymentPendingMinor(t.testStore.store, t.b.id, 'production', open.id);
+            e = settlementEntry(merchantScope, newId('settlement'), open.id, {
+              grossMinor: open.amount,
+              feeMinor: m.fee,
+              pendingMinor,
+            });
           } else if (m.kind === 'refund' && open !== undefined) {
             const amount = (open.amount * BigInt(m.part)) / 100n || 1n;
-            const refund = newId('refund');
+            const refund = { refundId: newId('refund'), paymentId: open.id };
             const from = open.settled ? 'merchant_available' : 'merchant_pending';
             await postEntry(t.testStore.store, refundHoldEntry(merchantScope, refund, amount, from));
             e =
@@ -155,6 +171,10 @@ describe(`ledger (${TEST_STORE})`, () => {
             lastEntry = e;
           }
           assert.deepEqual(await verifyLedger(t.testStore.store), []);
+          // A settled payment leaves nothing pending: the settlement moved exactly what was left.
+          for (const p of captured.filter((c) => c.settled)) {
+            assert.equal(await paymentPendingMinor(t.testStore.store, t.b.id, 'production', p.id), 0n);
+          }
         }
       }),
       { numRuns: TEST_STORE === 'postgres' ? 40 : 25 },

@@ -37,6 +37,8 @@ export interface NewEntry {
   type: EntryType;
   objectType: string;
   objectId: string;
+  /** The payment whose money this entry moves. */
+  paymentId: string;
   postings: Posting[];
   now: Date;
 }
@@ -68,9 +70,19 @@ export async function postEntry(q: Queryable, entry: NewEntry): Promise<PostResu
   assertBalanced(entry.postings);
   const id = newId('journalEntry', entry.now.getTime());
   const inserted = await q.query<{ id: string }>(
-    `INSERT INTO journal_entries (id, merchant_id, environment, entry_key, type, object_type, object_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (merchant_id, environment, entry_key) DO NOTHING RETURNING id`,
-    [id, entry.merchantId, entry.environment, entry.entryKey, entry.type, entry.objectType, entry.objectId, entry.now],
+    `INSERT INTO journal_entries (id, merchant_id, environment, entry_key, type, object_type, object_id, payment_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (merchant_id, environment, entry_key) DO NOTHING RETURNING id`,
+    [
+      id,
+      entry.merchantId,
+      entry.environment,
+      entry.entryKey,
+      entry.type,
+      entry.objectType,
+      entry.objectId,
+      entry.paymentId,
+      entry.now,
+    ],
   );
   if (inserted.length === 0) {
     const existing = await q.query<{ id: string }>(
@@ -111,6 +123,26 @@ export async function postEntry(q: Queryable, entry: NewEntry): Promise<PostResu
     values,
   );
   return { status: 'posted', id };
+}
+
+/**
+ * What of one payment's money still sits in the merchant's pending balance: its capture, less
+ * refunds held or posted from pending and a reversal from pending (as a positive amount we owe).
+ * A settlement moves exactly this to available.
+ */
+export async function paymentPendingMinor(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  paymentId: string,
+): Promise<bigint> {
+  const rows = await q.query<{ s: bigint | null }>(
+    `SELECT sum(p.amount_minor)::bigint AS s FROM journal_entries e
+     JOIN postings p ON p.entry_id = e.id
+     WHERE e.merchant_id = $1 AND e.environment = $2 AND e.payment_id = $3 AND p.account_kind = 'merchant_pending'`,
+    [merchantId, environment, paymentId],
+  );
+  return -(rows[0]?.s ?? 0n);
 }
 
 export interface Balance {

@@ -13,6 +13,12 @@ interface Scope {
   now: Date;
 }
 
+/** A refund and the payment it gives money back from. */
+export interface RefundRef {
+  refundId: string;
+  paymentId: string;
+}
+
 /** Where a refund or reversal takes the money from: unsettled or settled balance. */
 export type MerchantBalanceKind = 'merchant_pending' | 'merchant_available';
 
@@ -29,25 +35,31 @@ export function captureEntry(s: Scope, paymentId: string, amountMinor: bigint): 
     type: 'capture',
     objectType: 'payment',
     objectId: paymentId,
+    paymentId,
     postings: [debit('provider_receivable', s.currency, amountMinor), credit('merchant_pending', s.currency, amountMinor)],
   });
 }
 
+/**
+ * One payment's settlement line: the provider pays the net N = G − F of the gross G it collected.
+ * The merchant's side moves what is still pending of this payment (P: the capture less refunds
+ * and a reversal already taken from pending, see `paymentPendingMinor`) to available, less the
+ * fee. With no refund before settlement P = G and available gains N.
+ */
 export function settlementEntry(
   s: Scope,
   settlementId: string,
   paymentId: string,
-  grossMinor: bigint,
-  feeMinor: bigint,
+  line: { grossMinor: bigint; feeMinor: bigint; pendingMinor: bigint },
 ): NewEntry {
-  const netMinor = grossMinor - feeMinor;
+  const { grossMinor, feeMinor, pendingMinor } = line;
   const c = s.currency;
   const postings = [
-    debit('settlement_cash', c, netMinor),
+    debit('settlement_cash', c, grossMinor - feeMinor),
     debit('fees', c, feeMinor),
     credit('provider_receivable', c, grossMinor),
-    debit('merchant_pending', c, grossMinor),
-    credit('merchant_available', c, netMinor),
+    debit('merchant_pending', c, pendingMinor),
+    credit('merchant_available', c, pendingMinor - feeMinor),
     credit('fees', c, feeMinor),
   ].filter((p) => p.amountMinor !== 0n); // a fee of zero (or a net of zero) posts nothing
   return entry(s, {
@@ -55,36 +67,40 @@ export function settlementEntry(
     type: 'settlement',
     objectType: 'settlement',
     objectId: settlementId,
+    paymentId,
     postings,
   });
 }
 
-export function refundHoldEntry(s: Scope, refundId: string, amountMinor: bigint, from: MerchantBalanceKind): NewEntry {
+export function refundHoldEntry(s: Scope, refund: RefundRef, amountMinor: bigint, from: MerchantBalanceKind): NewEntry {
   return entry(s, {
-    entryKey: `refund_hold:${refundId}`,
+    entryKey: `refund_hold:${refund.refundId}`,
     type: 'refund_hold',
     objectType: 'refund',
-    objectId: refundId,
+    objectId: refund.refundId,
+    paymentId: refund.paymentId,
     postings: [debit(from, s.currency, amountMinor), credit('refunds_pending', s.currency, amountMinor)],
   });
 }
 
-export function refundPostEntry(s: Scope, refundId: string, amountMinor: bigint): NewEntry {
+export function refundPostEntry(s: Scope, refund: RefundRef, amountMinor: bigint): NewEntry {
   return entry(s, {
-    entryKey: `refund_post:${refundId}`,
+    entryKey: `refund_post:${refund.refundId}`,
     type: 'refund_post',
     objectType: 'refund',
-    objectId: refundId,
+    objectId: refund.refundId,
+    paymentId: refund.paymentId,
     postings: [debit('refunds_pending', s.currency, amountMinor), credit('provider_receivable', s.currency, amountMinor)],
   });
 }
 
-export function refundVoidEntry(s: Scope, refundId: string, amountMinor: bigint, backTo: MerchantBalanceKind): NewEntry {
+export function refundVoidEntry(s: Scope, refund: RefundRef, amountMinor: bigint, backTo: MerchantBalanceKind): NewEntry {
   return entry(s, {
-    entryKey: `refund_void:${refundId}`,
+    entryKey: `refund_void:${refund.refundId}`,
     type: 'refund_void',
     objectType: 'refund',
-    objectId: refundId,
+    objectId: refund.refundId,
+    paymentId: refund.paymentId,
     postings: [debit('refunds_pending', s.currency, amountMinor), credit(backTo, s.currency, amountMinor)],
   });
 }
@@ -95,6 +111,7 @@ export function reversalEntry(s: Scope, paymentId: string, amountMinor: bigint, 
     type: 'reversal',
     objectType: 'payment',
     objectId: paymentId,
+    paymentId,
     postings: [debit(from, s.currency, amountMinor), credit('provider_receivable', s.currency, amountMinor)],
   });
 }
