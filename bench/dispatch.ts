@@ -7,11 +7,12 @@ import { createRequests } from './scenarios.ts';
 /**
  * Webhook dispatch: deliveries/s and event-to-delivery latency to a loopback receiver.
  *
- * Issue 4 builds the dispatcher. Until `src/jobs/dispatcher*` exists this scenario is skipped with
- * a "not yet available" line (never a number). It is written against the fixed interface of
- * product.md (`POST /webhook_endpoint/create`, Standard Webhooks headers, the event body's
- * `created_at`) and issue 4 (`npx tributary worker` on PostgreSQL), so it runs once that lands;
- * its first real run is the check that it fits.
+ * The merchant has `endpoints` webhook endpoints on one loopback receiver (each its own path), so
+ * every payment.pending event of the create load fans out into that many deliveries: the offered
+ * delivery rate is the create rate times `endpoints`. One endpoint alone is bounded by design by
+ * WEBHOOK_CONCURRENCY_PER_ENDPOINT (4) sends in flight, i.e. by the receiver's round trip; several
+ * endpoints (or merchants) are what a dispatcher serves at scale. A delivery counts once per
+ * (endpoint, event); latency is from the event's `created_at` to its arrival at the receiver.
  */
 export interface DispatchResult {
   rps: number;
@@ -22,7 +23,12 @@ export interface DispatchResult {
   note: string;
 }
 
-export async function runDispatch(store: BenchStore, seconds: number, connections: number): Promise<DispatchResult> {
+export async function runDispatch(
+  store: BenchStore,
+  seconds: number,
+  connections: number,
+  endpoints: number,
+): Promise<DispatchResult> {
   const receiver = await startWebhookReceiver();
   const worker = startWorkerIfNeeded(store.target, store.secret, BENCH_ENV);
   try {
@@ -33,7 +39,9 @@ export async function runDispatch(store: BenchStore, seconds: number, connection
       seconds,
       requests: [{ method: 'POST', path: '/', body: JSON.stringify({ type: 'ceiling', pad: 'x'.repeat(1500) }) }],
     });
-    await registerEndpoint(store.server.url, store.merchant.sandboxKey, receiver.url);
+    for (let i = 0; i < endpoints; i += 1) {
+      await registerEndpoint(store.server.url, store.merchant.sandboxKey, receiver.url, `/hook/${i}`);
+    }
     const loadStartMs = Date.now();
     const load = await runLoad({
       url: store.server.url,
@@ -41,11 +49,15 @@ export async function runDispatch(store: BenchStore, seconds: number, connection
       seconds,
       requests: createRequests(store.merchant.sandboxKey, `dispatch-${loadStartMs}`, [], 0),
     });
-    const expected = load.requests - load.errors;
+    const expected = (load.requests - load.errors) * endpoints;
     const deadline = Date.now() + (seconds + 15) * 1000;
     const ours = () =>
       receiver.deliveries
-        .map((d) => ({ id: d.webhookId, receivedMs: d.receivedMs, createdMs: Date.parse(d.event.created_at ?? '') }))
+        .map((d) => ({
+          id: `${d.path} ${d.webhookId}`,
+          receivedMs: d.receivedMs,
+          createdMs: Date.parse(d.event.created_at ?? ''),
+        }))
         .filter((d) => d.createdMs >= loadStartMs);
     while (new Set(ours().map((d) => d.id)).size < expected && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -62,7 +74,9 @@ export async function runDispatch(store: BenchStore, seconds: number, connection
       p99Ms: summary.p99,
       errors: Math.max(0, expected - unique),
       ceilingRps: ceiling.rps,
-      note: `${unique} of ${expected} events delivered (${delivered.length - unique} duplicates); rate is limited by the create rate`,
+      note:
+        `${unique} of ${expected} deliveries (${endpoints} endpoints × ${load.requests - load.errors} events) arrived ` +
+        `(${delivered.length - unique} duplicates); the offered rate is the create rate × ${endpoints}`,
     };
   } finally {
     worker?.kill('SIGTERM');

@@ -6,6 +6,7 @@ import { creationCompleterJob } from './jobs/creation-completer.ts';
 import { expirySweeperJob } from './jobs/expiry-sweeper.ts';
 import { notificationProcessor } from './jobs/notification-processor.ts';
 import { statusSyncJob } from './jobs/status-sync.ts';
+import { embeddedMaintenanceJob } from './jobs/embedded-maintenance.ts';
 import { startJobs } from './jobs/job-runner.ts';
 import { idempotencyRetentionJob } from './jobs/retention.ts';
 import { webhookJobs } from './jobs/webhook-jobs.ts';
@@ -141,6 +142,7 @@ async function main(config: Config): Promise<void> {
         [
           creationCompleterJob({ ...createDeps, abandonAfterMs: config.creationAbandonMs }),
           idempotencyRetentionJob({ store, clock }),
+          ...(store.kind === 'embedded' ? [embeddedMaintenanceJob({ store })] : []),
           ...(webhooks === undefined ? [] : [webhooks.retention]),
           processor.job,
           expirySweeperJob(providerCalls),

@@ -1,11 +1,21 @@
 import { assert } from '../lib/assert.ts';
-import { claimReady, type DeliveryDeps, deliver, type DeliveryReport, fanOut } from '../modules/webhooks/delivery-service.ts';
+import {
+  claimReady,
+  type DeliveryDeps,
+  type DeliveryReport,
+  fanOut,
+  type Finished,
+  recordDeliveries,
+  sendDelivery,
+} from '../modules/webhooks/delivery-service.ts';
 
 /**
  * The webhook dispatcher: a loop that fans queued events out into deliveries, claims due
  * deliveries under leases and sends them, with bounded concurrency — at most `concurrency` sends
  * in flight in this process, and at most `perTargetConcurrency` to any one receiver, so one
- * slow merchant does not hold up the others. Any number of dispatchers may run against one
+ * slow merchant does not hold up the others. Finished sends are recorded by group commit: what
+ * finishes while one batch is being written goes into the next transaction, so the database
+ * work per delivery shrinks as the load grows (docs/webhooks.md, "Operating the dispatcher"). Any number of dispatchers may run against one
  * PostgreSQL database (in API processes and in `npx tributary worker`s); they share work through
  * `SKIP LOCKED` claims and recover each other's leases (docs/decisions/0013-webhooks-outbox.md).
  */
@@ -34,25 +44,125 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
+/**
+ * A wait that ends after `ms` or at `wake()`, whichever comes first. A wake while nobody waits is
+ * kept for the next wait, so news that arrives during a round is never slept through.
+ */
+function waiter(): { pause(ms: number): Promise<void>; wake(): void } {
+  let end: (() => void) | undefined;
+  let woken = false;
+  return {
+    pause: (ms) =>
+      new Promise((resolve) => {
+        if (woken) {
+          woken = false;
+          resolve();
+          return;
+        }
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          end = undefined;
+          resolve();
+        }
+        end = done;
+      }),
+    wake: () => {
+      if (end === undefined) woken = true;
+      else end();
+    },
+  };
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 const SCAN_FACTOR = 8;
+/** How long the claim loop lets sends finish before claiming fewer than a quarter of its slots. */
+const CLAIM_GATHER_MS = 5;
+/** How long a finished send waits for others still on the wire to share its recording transaction. */
+const RECORD_GATHER_MS = 2;
+/** Most finished deliveries written by one recording transaction. */
+const MAX_RECORD_BATCH = 256;
 
 export function createDispatcher(o: DispatcherOptions): Dispatcher {
   assert(o.leaseMs > o.timeoutMs + o.connectTimeoutMs, 'the lease must outlast a send, or live sends get duplicated');
   const fanOutBatchSize = o.fanOutBatchSize ?? 200;
   const inFlight = new Map<string, number>();
+  /** Every claimed delivery until its attempt is recorded (drain and stop wait for these). */
   const running = new Set<Promise<void>>();
+  let sending = 0;
+  const toRecord: { finished: Finished; resolve: (r: DeliveryReport) => void; reject: (e: unknown) => void }[] = [];
+  let recording = false;
   const reports: DeliveryReport[] = [];
   let collecting = false;
   let stopping = false;
   let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
+  const claimWait = waiter();
+  const fanOutWait = waiter();
+  const minClaim = Math.max(1, Math.floor(o.concurrency / 4));
 
-  const free = () => o.concurrency - running.size;
+  // At most `concurrency` sends on the wire, and at most as many again waiting to be recorded.
+  const free = () => Math.min(o.concurrency - sending, 2 * o.concurrency - running.size);
+
+  async function recordQueued(): Promise<void> {
+    recording = true;
+    try {
+      while (toRecord.length > 0) {
+        const batch = toRecord.splice(0, MAX_RECORD_BATCH);
+        try {
+          const reports = await recordDeliveries(
+            o,
+            batch.map((b) => b.finished),
+          );
+          batch.forEach((b, i) => {
+            const report = reports[i];
+            assert(report !== undefined, 'a report for every recorded delivery');
+            b.resolve(report);
+          });
+        } catch (error) {
+          for (const b of batch) b.reject(error);
+        }
+      }
+    } finally {
+      recording = false;
+    }
+  }
+
+  function record(finished: Finished): Promise<DeliveryReport> {
+    return new Promise((resolve, reject) => {
+      toRecord.push({ finished, resolve, reject });
+      if (recording) return;
+      recording = true;
+      // Other sends still on the wire finish within a moment: gather them into this transaction.
+      if (sending === 0) void recordQueued();
+      else setTimeout(() => void recordQueued(), RECORD_GATHER_MS);
+    });
+  }
+
+  /** Sends one delivery; its slots are free again once the receiver answered, before recording. */
+  async function sendAndRecord(item: Parameters<typeof sendDelivery>[1]): Promise<DeliveryReport> {
+    const key = item.claim.targetKey;
+    let finished: Finished;
+    try {
+      finished = await sendDelivery(o, item);
+    } finally {
+      sending -= 1;
+      const left = (inFlight.get(key) ?? 1) - 1;
+      if (left <= 0) inFlight.delete(key);
+      else inFlight.set(key, left);
+      claimWait.wake();
+    }
+    return record(finished);
+  }
 
   async function runOnce(): Promise<{ fannedOut: number; claimed: number; started: StartedSend[] }> {
     const fannedOut = await fanOut(o, fanOutBatchSize);
+    return { fannedOut, ...(await claimAndStart()) };
+  }
+
+  async function claimAndStart(): Promise<{ claimed: number; started: StartedSend[] }> {
     const slots = free();
-    if (slots <= 0 || stopping) return { fannedOut, claimed: 0, started: [] };
+    if (slots <= 0 || stopping) return { claimed: 0, started: [] };
     const ready = await claimReady(o, {
       limit: slots,
       perTargetLimit: o.perTargetConcurrency,
@@ -63,7 +173,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     for (const item of ready) {
       const key = item.claim.targetKey;
       inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
-      const done = deliver(o, item).then(
+      sending += 1;
+      const done = sendAndRecord(item).then(
         (report) => {
           if (collecting) reports.push(report);
           return report;
@@ -76,15 +187,12 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       );
       started.push({ deliveryId: item.claim.id, targetKey: key, done });
       const p: Promise<void> = done.then(() => {
-        const left = (inFlight.get(key) ?? 1) - 1;
-        if (left <= 0) inFlight.delete(key);
-        else inFlight.set(key, left);
         running.delete(p);
-        wake?.();
+        claimWait.wake();
       });
       running.add(p);
     }
-    return { fannedOut, claimed: ready.length, started };
+    return { claimed: ready.length, started };
   }
 
   async function drain(maxRounds = 1000): Promise<DeliveryReport[]> {
@@ -108,32 +216,45 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     }
   }
 
-  function pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
+  /**
+   * Fan-out and claiming run as two loops, so that neither waits for the other's queries: new
+   * events become deliveries while sends are claimed, and a fan-out wakes the claim loop.
+   */
+  async function fanOutLoop(): Promise<void> {
+    while (!stopping) {
+      let full = false;
+      try {
+        const n = await fanOut(o, fanOutBatchSize);
+        if (n > 0) claimWait.wake();
+        full = n >= fanOutBatchSize;
+      } catch (error) {
+        o.log.warn({ err: error }, 'webhook fan-out failed; retrying after the poll interval');
       }
-      wake = done;
-    });
+      if (!stopping && !full) await fanOutWait.pause(o.pollIntervalMs);
+    }
   }
 
-  async function run(): Promise<void> {
+  async function claimLoop(): Promise<void> {
     while (!stopping) {
+      // A claim costs about the same for one delivery as for thirty: while sends are finishing
+      // and few slots are free, let a few more finish first (briefly, so that slots held by a
+      // slow receiver never hold up the rest).
+      if (sending > 0 && free() < minClaim) await delay(CLAIM_GATHER_MS);
       let idle = true;
       try {
-        const { fannedOut, claimed } = await runOnce();
-        idle = fannedOut === 0 && claimed === 0;
+        idle = (await claimAndStart()).claimed === 0;
       } catch (error) {
         o.log.warn({ err: error }, 'webhook dispatcher round failed; retrying after the poll interval');
       }
       if (stopping) break;
-      // Busy and with free slots: go again at once. Idle, or full: wait for the poll interval or
-      // for a send to finish, whichever comes first.
-      if (idle || free() <= 0) await pause(o.pollIntervalMs);
+      // Busy and with free slots: go again at once. Idle, or full: wait for the poll interval, a
+      // send to finish or a fan-out, whichever comes first.
+      if (idle || free() <= 0) await claimWait.pause(o.pollIntervalMs);
     }
+  }
+
+  async function run(): Promise<void> {
+    await Promise.all([fanOutLoop(), claimLoop()]);
   }
 
   return {
@@ -146,7 +267,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     },
     async stop() {
       stopping = true;
-      wake?.();
+      claimWait.wake();
+      fanOutWait.wake();
       await loop;
       loop = undefined;
       await Promise.allSettled([...running]);

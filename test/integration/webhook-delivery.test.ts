@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { releaseAllDeliveryLeases } from '../../src/modules/webhooks/delivery-repo.ts';
-import { claimReady, deliver, fanOut } from '../../src/modules/webhooks/delivery-service.ts';
+import type { Store } from '../../src/db/store.ts';
+import { claimReady, deliver, fanOut, recordDeliveries, sendDelivery } from '../../src/modules/webhooks/delivery-service.ts';
 import { createDispatcher } from '../../src/jobs/webhook-dispatcher.ts';
 import { json, quickStart } from '../harness/test-app.ts';
 import type { ReceivedRequest } from '../harness/webhook-receiver.ts';
@@ -435,6 +436,72 @@ describe('concurrency and leases', () => {
       ).size,
       6,
     );
+  });
+});
+
+describe('recording by group commit', () => {
+  it('records a batch of finished sends in one transaction, each with its own outcome, attempt and lease fence', async (t) => {
+    const w = await testbed(t);
+    w.receiver.respond = (r) => ({ status: r.path === '/ok' ? 200 : r.path === '/err' ? 500 : 410 });
+    const ok = await w.createEndpoint({ url: w.receiver.url('/ok') });
+    const err = await w.createEndpoint({ url: w.receiver.url('/err') });
+    const gone = await w.createEndpoint({ url: w.receiver.url('/gone') });
+    const events = [await w.emit('payment.succeeded'), await w.emit('payment.failed')];
+
+    const store = w.t.testStore.store;
+    let transactions = 0;
+    const counting: Store = {
+      kind: store.kind,
+      query: (text, params) => store.query(text, params),
+      exec: (script) => store.exec(script),
+      transaction: (fn) => {
+        transactions += 1;
+        return store.transaction(fn);
+      },
+      withConnection: (fn) => store.withConnection(fn),
+      ping: (ms) => store.ping(ms),
+      close: () => Promise.resolve(),
+    };
+    const deps = { ...w.workerDeps(), store: counting };
+    assert.equal(await fanOut(deps, 10), 2);
+    const claimed = await claimReady(deps, { limit: 10, perTargetLimit: 4, inFlight: new Map(), scanLimit: 100 });
+    assert.equal(claimed.length, 6);
+    // Another worker took one of the /ok deliveries over (our lease on it is lost).
+    const lost = claimed.find((c) => c.claim.endpointId === ok.id);
+    assert.ok(lost !== undefined);
+    await store.query("UPDATE webhook_deliveries SET lease_token = 'someone-else' WHERE id = $1", [lost.claim.id]);
+
+    const finished = await Promise.all(claimed.map((c) => sendDelivery(deps, c)));
+    transactions = 0;
+    const reports = await recordDeliveries(deps, finished);
+    assert.equal(transactions, 1, 'six deliveries, one transaction');
+
+    const byEndpoint = (id: string) => reports.filter((r, i) => claimed[i]?.claim.endpointId === id);
+    assert.deepEqual(
+      byEndpoint(ok.id)
+        .map((r) => [r.status, r.settled])
+        .sort(),
+      [
+        ['succeeded', false],
+        ['succeeded', true],
+      ],
+    );
+    assert.ok(byEndpoint(err.id).every((r) => r.status === 'pending' && r.settled));
+    assert.ok(byEndpoint(gone.id).every((r) => r.status === 'failed' && r.settled));
+    for (const eventId of events) {
+      const rows = await deliveriesOf(w, eventId);
+      assert.equal(
+        rows.reduce((n, d) => n + d.attempts.length, 0),
+        3,
+        'every attempt is logged, fenced or not',
+      );
+      const errRow = rows.find((d) => d.endpoint_id === err.id);
+      assert.equal(errRow?.attempts[0]?.status_code, 500);
+      assert.ok(errRow?.next_attempt_at !== null, 'a failed attempt schedules its retry');
+      assert.equal(rows.find((d) => d.endpoint_id === gone.id)?.failure_reason, 'gone');
+    }
+    const endpoint = json(await w.t.call('GET', `/webhook_endpoint/${gone.id}`));
+    assert.equal(endpoint['status'], 'disabled', 'a 410 disables its endpoint, in the same transaction');
   });
 });
 

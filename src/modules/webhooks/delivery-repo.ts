@@ -157,6 +157,10 @@ export interface ClaimRequest {
  *   the later write: only the lease holder records the outcome.
  * - The final `next_attempt_at <= now` re-checks the row after locking: another worker may have
  *   claimed it between our snapshot and our lock.
+ * - Picked rows are found by primary key only (`id = ANY(ARRAY(…))`, and a `coalesce` that keeps
+ *   the partial due index out of the re-check): on a queue table whose statistics lag (fresh, or
+ *   churning faster than autovacuum analyses it) the planner otherwise re-scanned every due row
+ *   to find the few picked ones (migration 0010 also has the table analysed more often).
  * - Per-target limit: the window ranks due rows per target and skips those beyond what this
  *   worker may still start for that target, so one slow receiver cannot take every slot; targets
  *   already at their limit are left out of the scan entirely, so their backlog does not fill it.
@@ -180,17 +184,16 @@ export async function claimDueDeliveries(q: Queryable, c: ClaimRequest): Promise
        ORDER BY next_attempt_at LIMIT $3
      ), ranked AS (
        SELECT due.id, due.next_attempt_at,
-              row_number() OVER (PARTITION BY due.target_key ORDER BY due.next_attempt_at, due.id) + coalesce(busy.n, 0) AS slot
+              row_number() OVER (PARTITION BY due.target_key COLLATE "C" ORDER BY due.next_attempt_at) + coalesce(busy.n, 0) AS slot
        FROM due LEFT JOIN unnest($4::text[], $5::int[]) AS busy(target_key, n) ON busy.target_key = due.target_key
      ), picked AS (
-       SELECT d.id FROM webhook_deliveries d JOIN ranked r ON r.id = d.id
-       WHERE r.slot <= $6
-       ORDER BY r.next_attempt_at LIMIT $7
+       SELECT d.id FROM webhook_deliveries d
+       WHERE d.id = ANY(ARRAY(SELECT id FROM ranked WHERE slot <= $6))
+       ORDER BY d.next_attempt_at LIMIT $7
        FOR UPDATE OF d SKIP LOCKED
      )
      UPDATE webhook_deliveries d SET next_attempt_at = $8, lease_token = $9, updated_at = $1
-     FROM picked
-     WHERE d.id = picked.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+     WHERE d.id = ANY(ARRAY(SELECT id FROM picked)) AND coalesce(d.status, '') = 'pending' AND d.next_attempt_at <= $1
      RETURNING d.id, d.event_id, d.merchant_id, d.environment, d.endpoint_id, d.callback_url, d.target_key, d.attempt_count`,
     [
       c.now,
@@ -244,11 +247,26 @@ export interface AttemptRecord {
   attemptedAt: Date;
 }
 
-export async function insertAttempt(q: Queryable, a: AttemptRecord): Promise<void> {
+/** The attempts of a batch of sends, as one statement (arrays unnested). */
+export async function insertAttempts(q: Queryable, attempts: readonly AttemptRecord[]): Promise<void> {
+  if (attempts.length === 0) return;
+  const col = <K extends keyof AttemptRecord>(k: K) => attempts.map((a) => a[k]);
   await q.query(
     `INSERT INTO webhook_attempts (id, delivery_id, attempt_number, url, outcome, status_code, duration_ms, response_body, error, attempted_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [a.id, a.deliveryId, a.attemptNumber, a.url, a.outcome, a.statusCode, a.durationMs, a.responseBody, a.error, a.attemptedAt],
+     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[],
+       $10::timestamptz[])`,
+    [
+      col('id'),
+      col('deliveryId'),
+      col('attemptNumber'),
+      col('url'),
+      col('outcome'),
+      col('statusCode'),
+      col('durationMs'),
+      col('responseBody'),
+      col('error'),
+      attempts.map((a) => a.attemptedAt.toISOString()),
+    ],
   );
 }
 
@@ -257,29 +275,42 @@ export type DeliveryOutcome =
   | { status: 'pending'; nextAttemptAt: Date }
   | { status: 'failed' | 'canceled'; reason: DeliveryFailureReason };
 
+export interface Settlement {
+  delivery: { id: string; leaseToken: string };
+  outcome: DeliveryOutcome;
+  attempted: boolean;
+  statusCode: number | null;
+}
+
 /**
- * Records what happened to a claimed delivery, fenced by the lease token: if the lease expired
- * and another worker claimed the row meanwhile, this writes nothing and returns false (the other
- * worker owns the row now; its own attempt decides).
+ * Records what happened to claimed deliveries, in one statement, each row fenced by its lease
+ * token: if a lease expired and another worker claimed the row meanwhile, that row is not written
+ * (the other worker owns it now; its own attempt decides). Returns the ids that were written.
  */
-export async function settleDelivery(
-  q: Queryable,
-  d: { id: string; leaseToken: string },
-  outcome: DeliveryOutcome,
-  r: { now: Date; attempted: boolean; statusCode: number | null },
-): Promise<boolean> {
-  const next = outcome.status === 'pending' ? outcome.nextAttemptAt : null;
-  const reason = outcome.status === 'failed' || outcome.status === 'canceled' ? outcome.reason : null;
-  const rows = await q.query(
-    `UPDATE webhook_deliveries SET status = $3, failure_reason = $4, next_attempt_at = $5, lease_token = NULL,
-       attempt_count = attempt_count + $6, last_attempt_at = CASE WHEN $6 = 1 THEN $7 ELSE last_attempt_at END,
-       last_status_code = CASE WHEN $6 = 1 THEN $8 ELSE last_status_code END,
-       completed_at = CASE WHEN $3 = 'pending' THEN NULL ELSE $7::timestamptz END, updated_at = $7
-     WHERE id = $1 AND lease_token = $2 AND status = 'pending'
-     RETURNING id`,
-    [d.id, d.leaseToken, outcome.status, reason, next, r.attempted ? 1 : 0, r.now, r.statusCode],
+export async function settleDeliveries(q: Queryable, items: readonly Settlement[], now: Date): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const rows = await q.query<{ id: string }>(
+    `UPDATE webhook_deliveries d SET status = v.status, failure_reason = v.reason, next_attempt_at = v.next_at, lease_token = NULL,
+       attempt_count = d.attempt_count + v.attempted,
+       last_attempt_at = CASE WHEN v.attempted = 1 THEN $8::timestamptz ELSE d.last_attempt_at END,
+       last_status_code = CASE WHEN v.attempted = 1 THEN v.status_code ELSE d.last_status_code END,
+       completed_at = CASE WHEN v.status = 'pending' THEN NULL ELSE $8::timestamptz END, updated_at = $8
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::int[], $7::int[])
+       AS v(id, token, status, reason, next_at, attempted, status_code)
+     WHERE d.id = v.id AND d.lease_token = v.token AND d.status = 'pending'
+     RETURNING d.id`,
+    [
+      items.map((i) => i.delivery.id),
+      items.map((i) => i.delivery.leaseToken),
+      items.map((i) => i.outcome.status),
+      items.map((i) => (i.outcome.status === 'failed' || i.outcome.status === 'canceled' ? i.outcome.reason : null)),
+      items.map((i) => (i.outcome.status === 'pending' ? i.outcome.nextAttemptAt.toISOString() : null)),
+      items.map((i) => (i.attempted ? 1 : 0)),
+      items.map((i) => i.statusCode),
+      now,
+    ],
   );
-  return rows.length === 1;
+  return new Set(rows.map((r) => r.id));
 }
 
 /**

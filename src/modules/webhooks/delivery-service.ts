@@ -23,11 +23,11 @@ import {
   type DeliveryTrigger,
   dequeueEvents,
   eventPayloadsOf,
-  insertAttempt,
+  insertAttempts,
   insertDeliveries,
   lockQueuedEvents,
   type NewDelivery,
-  settleDelivery,
+  settleDeliveries,
 } from './delivery-repo.ts';
 import {
   autoDisableEndpoint,
@@ -324,19 +324,24 @@ export interface DeliveryReport {
   settled: boolean;
 }
 
-/** Sends one claimed delivery (outside any transaction) and records the attempt (one short transaction). */
-export async function deliver(deps: DeliveryDeps, ready: ReadyDelivery): Promise<DeliveryReport> {
-  const c = ready.claim;
-  if (ready.kind === 'cancel') {
-    const settled = await settleDelivery(
-      deps.store,
-      c,
-      { status: 'canceled', reason: ready.reason },
-      { now: deps.clock.now(), attempted: false, statusCode: null },
-    );
-    return { deliveryId: c.id, outcome: 'canceled', status: 'canceled', settled };
-  }
+/** A claimed delivery after its send (or one to cancel unsent): what `recordDeliveries` writes. */
+export type Finished =
+  | { kind: 'cancel'; claim: ClaimedDelivery; reason: DeliveryFailureReason }
+  | {
+      kind: 'sent';
+      claim: ClaimedDelivery;
+      ready: Extract<ReadyDelivery, { kind: 'send' }>;
+      sentAt: Date;
+      at: Date;
+      durationMs: number;
+      classified: Classified;
+      decision: DeliveryOutcome;
+    };
 
+/** Sends one claimed delivery, outside any transaction; nothing is written yet. */
+export async function sendDelivery(deps: DeliveryDeps, ready: ReadyDelivery): Promise<Finished> {
+  const c = ready.claim;
+  if (ready.kind === 'cancel') return { kind: 'cancel', claim: c, reason: ready.reason };
   const sentAt = deps.clock.now();
   const timestamp = Math.floor(sentAt.getTime() / 1000);
   // The signature covers exactly these bytes; `body` is sent as it is, never re-serialised.
@@ -353,57 +358,99 @@ export async function deliver(deps: DeliveryDeps, ready: ReadyDelivery): Promise
     connectTimeoutMs: deps.connectTimeoutMs,
     timeoutMs: deps.timeoutMs,
   });
-
-  const now = deps.clock.now();
-  const classified = classify(result, now);
-  const attemptNumber = c.attemptCount + 1;
+  const at = deps.clock.now();
+  const classified = classify(result, at);
   const decision: DeliveryOutcome =
-    classified.outcome === 'succeeded' ? { status: 'succeeded' } : afterFailure(deps, classified, attemptNumber, now);
-  const endpointKey =
-    c.endpointId === null ? undefined : { id: c.endpointId, merchantId: c.merchantId, environment: c.environment };
+    classified.outcome === 'succeeded' ? { status: 'succeeded' } : afterFailure(deps, classified, c.attemptCount + 1, at);
+  return { kind: 'sent', claim: c, ready, sentAt, at, durationMs: Math.round(result.durationMs), classified, decision };
+}
 
-  const { settled, disabled } = await deps.store.transaction(async (tx) => {
-    // The attempt happened whoever owns the delivery now: it is always logged.
-    await insertAttempt(tx, {
-      id: newId('deliveryAttempt', now.getTime()),
-      deliveryId: c.id,
-      attemptNumber,
-      url: ready.url,
-      outcome: classified.outcome,
-      statusCode: classified.statusCode,
-      durationMs: result.durationMs,
-      responseBody: classified.responseBody,
-      error: classified.error,
-      attemptedAt: sentAt,
-    });
-    const settledNow = await settleDelivery(tx, c, decision, { now, attempted: true, statusCode: classified.statusCode });
-    let disabledNow: WebhookEndpoint | undefined;
-    if (endpointKey !== undefined) {
-      if (classified.outcome === 'succeeded') {
-        // Skipped when the endpoint was healthy at claim time: a healthy endpoint's deliveries
-        // cost no endpoint write. (A streak that started since is cleared by the next success
-        // whose claim sees it.)
-        if (ready.endpointFailing) await noteEndpointSuccess(tx, endpointKey);
-      } else {
-        await noteEndpointFailure(tx, endpointKey, now);
-        disabledNow = classified.gone
-          ? await autoDisableEndpoint(tx, endpointKey, 'gone', now)
-          : await autoDisableEndpoint(tx, endpointKey, 'failing', now, new Date(now.getTime() - deps.disableAfterMs));
-        if (disabledNow !== undefined) await onEndpointDisabled(tx, disabledNow, now);
+/**
+ * Records a batch of finished deliveries in one short transaction: every attempt (logged whoever
+ * owns the delivery now), every delivery's new state (fenced by its lease), and the endpoint
+ * bookkeeping of failures and of recoveries. The dispatcher calls it with whatever finished while
+ * the previous batch was being written (group commit), so a busy dispatcher writes few, larger
+ * transactions and an idle one writes each delivery at once.
+ */
+export async function recordDeliveries(deps: DeliveryDeps, batch: readonly Finished[]): Promise<DeliveryReport[]> {
+  if (batch.length === 0) return [];
+  const now = deps.clock.now();
+  const { settledIds, disabled } = await deps.store.transaction(async (tx) => {
+    await insertAttempts(
+      tx,
+      batch.flatMap((f) =>
+        f.kind === 'cancel'
+          ? []
+          : [
+              {
+                id: newId('deliveryAttempt', f.at.getTime()),
+                deliveryId: f.claim.id,
+                attemptNumber: f.claim.attemptCount + 1,
+                url: f.ready.url,
+                outcome: f.classified.outcome,
+                statusCode: f.classified.statusCode,
+                durationMs: f.durationMs,
+                responseBody: f.classified.responseBody,
+                error: f.classified.error,
+                attemptedAt: f.sentAt,
+              },
+            ],
+      ),
+    );
+    const settled = await settleDeliveries(
+      tx,
+      batch.map((f) =>
+        f.kind === 'cancel'
+          ? { delivery: f.claim, outcome: { status: 'canceled', reason: f.reason }, attempted: false, statusCode: null }
+          : { delivery: f.claim, outcome: f.decision, attempted: true, statusCode: f.classified.statusCode },
+      ),
+      now,
+    );
+    // Endpoint rows in a fixed order, so concurrent batches cannot deadlock on them. A success
+    // costs no endpoint write unless the endpoint was failing when claimed (a streak that started
+    // since is cleared by the next success whose claim sees it).
+    const bookkeeping = batch
+      .filter((f): f is Extract<Finished, { kind: 'sent' }> => f.kind === 'sent' && f.claim.endpointId !== null)
+      .filter((f) => f.classified.outcome !== 'succeeded' || f.ready.endpointFailing)
+      .sort((a, b) => ((a.claim.endpointId ?? '') < (b.claim.endpointId ?? '') ? -1 : 1));
+    const disabledNow: WebhookEndpoint[] = [];
+    for (const f of bookkeeping) {
+      const endpointKey = { id: f.claim.endpointId ?? '', merchantId: f.claim.merchantId, environment: f.claim.environment };
+      if (f.classified.outcome === 'succeeded') {
+        await noteEndpointSuccess(tx, endpointKey);
+        continue;
+      }
+      await noteEndpointFailure(tx, endpointKey, f.at);
+      const d = f.classified.gone
+        ? await autoDisableEndpoint(tx, endpointKey, 'gone', f.at)
+        : await autoDisableEndpoint(tx, endpointKey, 'failing', f.at, new Date(f.at.getTime() - deps.disableAfterMs));
+      if (d !== undefined) {
+        await onEndpointDisabled(tx, d, f.at);
+        disabledNow.push(d);
       }
     }
-    return { settled: settledNow, disabled: disabledNow };
+    return { settledIds: settled, disabled: disabledNow };
   });
 
-  const context = { delivery_id: c.id, event_id: c.eventId, endpoint_id: c.endpointId, attempt: attemptNumber };
-  if (!settled) deps.log.warn(context, 'webhook lease expired before the attempt was recorded; another worker owns it');
-  if (decision.status === 'failed') {
-    deps.log.warn({ ...context, reason: decision.reason, outcome: classified.outcome }, 'webhook delivery failed for good');
-  }
-  if (disabled !== undefined) {
-    deps.log.warn({ endpoint_id: disabled.id, reason: disabled.disabledReason }, 'webhook endpoint disabled');
-  }
-  return { deliveryId: c.id, outcome: classified.outcome, status: decision.status, settled };
+  for (const d of disabled) deps.log.warn({ endpoint_id: d.id, reason: d.disabledReason }, 'webhook endpoint disabled');
+  return batch.map((f): DeliveryReport => {
+    const c = f.claim;
+    const settled = settledIds.has(c.id);
+    if (f.kind === 'cancel') return { deliveryId: c.id, outcome: 'canceled', status: 'canceled', settled };
+    const context = { delivery_id: c.id, event_id: c.eventId, endpoint_id: c.endpointId, attempt: c.attemptCount + 1 };
+    if (!settled) deps.log.warn(context, 'webhook lease expired before the attempt was recorded; another worker owns it');
+    if (f.decision.status === 'failed') {
+      deps.log.warn({ ...context, reason: f.decision.reason, outcome: f.classified.outcome }, 'webhook delivery failed for good');
+    }
+    return { deliveryId: c.id, outcome: f.classified.outcome, status: f.decision.status, settled };
+  });
+}
+
+/** Sends one claimed delivery and records its attempt on its own. */
+export async function deliver(deps: DeliveryDeps, ready: ReadyDelivery): Promise<DeliveryReport> {
+  const [report] = await recordDeliveries(deps, [await sendDelivery(deps, ready)]);
+  assert(report !== undefined, 'one delivery recorded, one report');
+  return report;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ import { REPO_ROOT, serverEnv, type StoreTarget } from './processes.ts';
  */
 
 export interface Delivery {
+  /** The endpoint's path on the receiver (several endpoints can point at one receiver). */
+  path: string;
   webhookId: string;
   receivedMs: number;
   event: { id?: string; type?: string; created_at?: string; data?: { object?: { id?: string } } };
@@ -32,7 +34,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const webhookId = request.headers['webhook-id'];
       if (typeof webhookId === 'string') {
         try {
-          deliveries.push({ webhookId, receivedMs, event: JSON.parse(Buffer.concat(chunks).toString()) as Delivery['event'] });
+          deliveries.push({
+            path: request.url ?? '/',
+            webhookId,
+            receivedMs,
+            event: JSON.parse(Buffer.concat(chunks).toString()) as Delivery['event'],
+          });
         } catch {
           // not an event body: not counted
         }
@@ -54,10 +61,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 }
 
 /** Registers the receiver as a webhook endpoint of the merchant (all event types). */
-export async function registerEndpoint(baseUrl: string, apiKey: string, receiverUrl: string): Promise<void> {
+export async function registerEndpoint(baseUrl: string, apiKey: string, receiverUrl: string, path = '/hook'): Promise<void> {
   const res = await call(baseUrl, 'POST', '/webhook_endpoint/create', {
     key: apiKey,
-    body: { url: `${receiverUrl}/hook`, description: 'reliability receiver' },
+    body: { url: `${receiverUrl}${path}`, description: 'reliability receiver' },
   });
   if (!res.ok || res.status >= 300) {
     throw new Error(`registering the webhook endpoint failed: ${res.ok ? `${res.status} ${res.text}` : res.error}`);
