@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { saveMerchantSettings } from '../../src/modules/merchants/merchant-settings.ts';
-import { appForSuite, json, quickStart } from '../harness/test-app.ts';
+import { ManualClock } from '../../src/lib/clock.ts';
+import { appForSuite, createTestApp, json, quickStart } from '../harness/test-app.ts';
 
 /**
  * `channel: auto` through the routing engine, with failover from a failing connector to the next
@@ -135,5 +136,24 @@ describe('routing and failover', () => {
       'below the minimum: clamped to 5 min',
     );
     await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {});
+  });
+
+  it('reads settings with the API key: a change applies to new payments once the key cache expires', async () => {
+    const clock = new ManualClock(new Date('2026-11-21T10:00:00Z'));
+    const t = await createTestApp({ clock, authCacheTtlMs: 5_000 });
+    try {
+      const channelOf = async () => {
+        const res = await t.call('POST', '/payment/create', { body: quickStart() });
+        assert.equal(res.statusCode, 201, res.body);
+        return json(res)['channel'];
+      };
+      assert.equal(await channelOf(), 'bank');
+      await saveMerchantSettings(t.testStore.store, t.a.id, { routing: { channel_order: ['counter'] } });
+      assert.equal(await channelOf(), 'bank', 'the cached key still carries the old settings');
+      clock.advance(5_000);
+      assert.equal(await channelOf(), 'counter', 'read again with the key after AUTH_CACHE_TTL_MS');
+    } finally {
+      await t.close();
+    }
   });
 });

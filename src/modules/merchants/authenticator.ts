@@ -5,9 +5,9 @@ import { environmentOfKey, hashApiKey } from './api-key.ts';
 import { findKeyByHash } from './merchant-repo.ts';
 
 /**
- * Turns a presented API key into a principal. Lookups are cached per key hash for
- * AUTH_CACHE_TTL_MS (default 5 s) to keep the hot path at one query; a revocation therefore takes
- * effect within that time in every process. The cache is bounded.
+ * Turns a presented API key into a principal, with its merchant's settings. Lookups are cached per
+ * key hash for AUTH_CACHE_TTL_MS (default 5 s) to keep the hot path free of them; a revocation or
+ * a settings change therefore takes effect within that time in every process. The cache is bounded.
  */
 export interface Authenticator {
   authenticate(presentedKey: string): Promise<Principal | undefined>;
@@ -39,6 +39,7 @@ export function createAuthenticator(deps: { store: Store; clock: Clock; secret: 
                   environment: row.environment,
                   apiVersion: row.apiVersion,
                   keyId: row.keyId,
+                  settings: row.settings,
                 },
           expiresAt: row?.expiresAt ?? null,
           revokedAt: row?.revokedAt ?? null,

@@ -1,5 +1,6 @@
 import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
+import { type MerchantSettings, parseMerchantSettings } from './merchant-settings.ts';
 
 export interface Merchant {
   id: string;
@@ -127,6 +128,7 @@ export interface KeyPrincipalRow {
   apiVersion: string;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  settings: MerchantSettings;
 }
 
 export async function findKeyByHash(q: Queryable, secretHash: string): Promise<KeyPrincipalRow | undefined> {
@@ -138,8 +140,9 @@ export async function findKeyByHash(q: Queryable, secretHash: string): Promise<K
     api_version: string;
     expires_at: Date | null;
     revoked_at: Date | null;
+    settings: unknown;
   }>(
-    `SELECT k.id, k.merchant_id, m.name, k.environment, m.api_version, k.expires_at, k.revoked_at
+    `SELECT k.id, k.merchant_id, m.name, k.environment, m.api_version, k.expires_at, k.revoked_at, m.settings
      FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.secret_hash = $1`,
     [secretHash],
   );
@@ -153,5 +156,6 @@ export async function findKeyByHash(q: Queryable, secretHash: string): Promise<K
     apiVersion: r.api_version,
     expiresAt: r.expires_at,
     revokedAt: r.revoked_at,
+    settings: parseMerchantSettings(r.settings),
   };
 }

@@ -115,7 +115,7 @@ export async function createPayment(
   idempotencyKey: string | undefined,
 ): Promise<CreatePaymentResult> {
   // Rejections before any work store nothing: routing happens before the first write.
-  const settings = await findMerchantSettings(deps.store, principal.merchantId);
+  const settings = principal.settings ?? (await findMerchantSettings(deps.store, principal.merchantId));
   const route = routePayment(
     { channel: input.channel, currency: input.currency, amountMinor: input.amountMinor },
     deps.connectors.enabledFor(principal.environment),
@@ -452,7 +452,7 @@ export async function drive(
   if (payment.status !== 'processing') return answerFromKey(deps, scope);
 
   // A resumed create follows the plan recorded at creation, so its trace stays the truth.
-  const settings = known?.settings ?? (await findMerchantSettings(deps.store, principal.merchantId));
+  const settings = known?.settings ?? principal.settings ?? (await findMerchantSettings(deps.store, principal.merchantId));
   let candidates: Candidate[];
   let trace: unknown;
   if (payment.routing !== null) {

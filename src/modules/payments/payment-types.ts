@@ -1,3 +1,4 @@
+import type { MerchantSettings } from '../merchants/merchant-settings.ts';
 import type { Channel, Environment, Instructions } from '../../connectors/core/connector.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import type { Candidate, TraceEntry } from '../routing/route-payment.ts';
@@ -12,6 +13,12 @@ export interface Principal {
   environment: Environment;
   apiVersion: string;
   keyId: string;
+  /**
+   * The merchant's settings as read with the key (cached with it by the authenticator, so a
+   * settings change takes effect within AUTH_CACHE_TTL_MS, like a revocation). Absent when the
+   * caller did not come through the authenticator: read them then.
+   */
+  settings?: MerchantSettings;
 }
 
 export interface PaymentMethod {
