@@ -1,4 +1,4 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import {
   createMerchant,
@@ -33,7 +33,47 @@ export interface BenchStore {
   ceiling: CeilingProcess;
   target: StoreTarget;
   secret: string;
+  /** The sandbox providers' own process, when they run apart from the server. */
+  providers?: { pid: number; url: string };
   cleanup(): Promise<void>;
+}
+
+/**
+ * The sandbox providers as their own process (`src/sandbox/providers-main.ts`), so that the
+ * server's memory is Tributary's alone: a simulated provider keeps every charge it made (up to
+ * its bound), which is the provider's state, not ours. Notifications go nowhere (the soak makes
+ * no payer act).
+ */
+async function startProviders(secret: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/providers-main.ts'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      SANDBOX_PROVIDER_SECRET: secret,
+      SANDBOX_PROVIDERS_PORT: '0',
+      TRIBUTARY_URL: 'http://127.0.0.1:9',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`sandbox providers did not start:\n${out}`)), 30_000);
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      const match = /listening on (http:\/\/[^\s;]+)/.exec(out);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`sandbox providers exited:\n${out}`));
+    });
+  });
+  return { child, url };
 }
 
 /** Environment shared by the server under test and the ceiling process (production defaults). */
@@ -89,7 +129,11 @@ export async function startCeiling(target: StoreTarget, secret: string): Promise
   };
 }
 
-export async function setupStore(kind: StoreKind, serverNodeArgs: string[] = []): Promise<BenchStore> {
+export async function setupStore(
+  kind: StoreKind,
+  serverNodeArgs: string[] = [],
+  options: { separateProviders?: boolean } = {},
+): Promise<BenchStore> {
   const secret = newSecret();
   const cleanups: (() => Promise<void> | void)[] = [];
   let target: StoreTarget;
@@ -112,10 +156,21 @@ export async function setupStore(kind: StoreKind, serverNodeArgs: string[] = [])
     for (const c of cleanups.reverse()) await c();
   };
   try {
+    let providers: { pid: number; url: string } | undefined;
+    const env: Record<string, string> = { ...BENCH_ENV };
+    if (options.separateProviders === true) {
+      const p = await startProviders(secret);
+      cleanups.push(() => {
+        p.child.kill('SIGKILL');
+      });
+      providers = { pid: p.child.pid as number, url: p.url };
+      env['SANDBOX_PROVIDER_URL'] = p.url;
+      env['SANDBOX_PROVIDER_SECRET'] = secret;
+    }
     const [merchantAndServer, ceiling] = await Promise.all([
       (async () => {
         const merchant = await createMerchant(target, secret, 'Bench merchant');
-        const server = await startServer({ target, secret, env: BENCH_ENV, nodeArgs: serverNodeArgs });
+        const server = await startServer({ target, secret, env, nodeArgs: serverNodeArgs });
         cleanups.push(async () => {
           if (server.child.exitCode === null && server.child.signalCode === null) await server.terminate();
         });
@@ -126,7 +181,7 @@ export async function setupStore(kind: StoreKind, serverNodeArgs: string[] = [])
         return c;
       }),
     ]);
-    return { kind, ...merchantAndServer, ceiling, target, secret, cleanup };
+    return { kind, ...merchantAndServer, ceiling, target, secret, ...(providers === undefined ? {} : { providers }), cleanup };
   } catch (error) {
     await cleanup();
     throw error;
