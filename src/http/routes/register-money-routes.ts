@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import type { RouteDeps } from '../route-deps.ts';
+import { SettlementListSchema, SettlementSchema } from '../schemas/settlement.schema.ts';
+import { registerGetSettlement } from './settlement/get-settlement.route.ts';
+import { registerListSettlements } from './settlement/list-settlements.route.ts';
+
+/**
+ * The routes of money after success that the settlement work adds (issue 5): settlements and
+ * reconciliations. One registration function so that app.ts stays a list of calls.
+ */
+export function addMoneySchemas(app: FastifyInstance): void {
+  app.addSchema(SettlementSchema);
+  app.addSchema(SettlementListSchema);
+}
+
+export function registerMoneyRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  registerListSettlements(app, deps);
+  registerGetSettlement(app, deps);
+}
