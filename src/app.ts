@@ -188,8 +188,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerPayPage(app, routeDeps);
   registerPayStatus(app, routeDeps);
   registerWebhookRoutes(app, routeDeps);
-  registerMoneyRoutes(app, routeDeps);
   const lifecycle = { store: deps.store, clock: deps.clock, log: deps.log, publicBaseUrl: deps.publicBaseUrl };
+  registerMoneyRoutes(app, {
+    ...routeDeps,
+    reconcile: {
+      ...lifecycle,
+      connectors: deps.connectors,
+      connectorTimeoutMs: deps.connectorTimeoutMs,
+      idempotencyLeaseMs: deps.idempotencyLeaseMs,
+      idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
+    },
+  });
   await registerChannelRoutes(app, {
     cancelPayment: {
       ...lifecycle,
