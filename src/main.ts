@@ -66,6 +66,7 @@ async function main(config: Config): Promise<void> {
           callbackBaseUrl: () => runtime.loopback.url(),
           log,
           autoDispatch: true,
+          settlementDelayMs: config.sandboxSettlementDelayMs === 0 ? null : config.sandboxSettlementDelayMs,
         })
       : undefined;
   const lifecycle = { store, clock, log, publicBaseUrl };
@@ -146,7 +147,7 @@ async function main(config: Config): Promise<void> {
           processor.job,
           expirySweeperJob(providerCalls),
           statusSyncJob({ ...providerCalls, statusSyncDelayMs: config.statusSyncDelayMs, health }),
-          settlementIngestJob(providerCalls),
+          settlementIngestJob(providerCalls, config.settlementIngestIntervalMs),
         ],
         log,
       )
