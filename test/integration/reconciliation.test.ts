@@ -206,6 +206,31 @@ describe(`reconciliation (${TEST_STORE})`, () => {
     );
   });
 
+  it('a line the ingestion refused is an amount_mismatch against what the payer paid', async () => {
+    const window = freshWindow();
+    const p = await paid();
+    const provider = ctx.t.provider('sandbox_bank');
+    provider.faults = { settlementReport: [{ kind: 'amount', chargeId: p.charge }] };
+    let rec: Record<string, unknown>;
+    try {
+      const res = await ctx.t.call('POST', `/sandbox/payment/${p.id}/simulate`, { body: { outcome: 'settled' } });
+      assert.equal(json(res)['settlement_id'], null);
+      rec = json(await reconcile({ connector: 'sandbox_bank', ...window }));
+    } finally {
+      provider.faults = {};
+    }
+    const lines = rec['lines'] as Record<string, unknown>[];
+    assert.deepEqual(
+      lines.map((l) => [l['payment_id'], l['result'], l['ours']]),
+      [[p.id, 'amount_mismatch', null]],
+    );
+    // Once the provider reports it right, the ingestion settles it and the same window matches.
+    await ctx.t.ingestSettlements('sandbox_bank');
+    const again = json(await reconcile({ connector: 'sandbox_bank', ...window }));
+    assert.equal(again['status'], 'matched');
+    assert.notEqual(again['id'], rec['id']);
+  });
+
   it('a later report with different content makes a new reconciliation', async () => {
     const window = freshWindow();
     const p = await settled();

@@ -141,6 +141,22 @@ describe(`settlement (${TEST_STORE})`, () => {
     assert.deepEqual(await verifyLedger(ctx.t.testStore.store), []);
   });
 
+  it('concurrent ingestions settle each payment once (one event, one entry, one batch line)', async () => {
+    const ids = [await paid(), await paid(), await paid(), await paid()];
+    ctx.clock.advance(SETTLEMENT_DELAY_MS);
+    const runs = await Promise.all([ctx.t.ingestSettlements(), ctx.t.ingestSettlements(), ctx.t.ingestSettlements()]);
+    assert.ok(runs.reduce((n, r) => n + r.settledPayments, 0) >= ids.length);
+    for (const id of ids) {
+      assert.deepEqual(await ctx.t.eventTypes(id), ['payment.pending', 'payment.succeeded', 'payment.settled'], id);
+      const [entries] = await ctx.t.testStore.store.query<{ n: bigint }>(
+        "SELECT count(*)::bigint AS n FROM journal_entries WHERE payment_id = $1 AND type = 'settlement'",
+        [id],
+      );
+      assert.equal(entries?.n, 1n, id);
+    }
+    assert.deepEqual(await verifyLedger(ctx.t.testStore.store), []);
+  });
+
   it('a refund held from pending before settlement: the settlement moves only what is still pending', async () => {
     const id = await paid();
     const refundId = newId('refund');

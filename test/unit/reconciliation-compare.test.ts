@@ -43,8 +43,16 @@ describe('compareReport', () => {
       line(d, { settledAt: window.to }),
       line(ours('pay_x', 6)), // the provider settled it; we did not record it
       line(ours('pay_y', 7), { paymentId: null }),
+      // Not settled in ours: compared with what the payer paid (the ingestion refused these).
+      line(ours('pay_z', 8)),
+      line(ours('pay_w', 9)),
     ];
-    const result = compareReport(window, report, mine);
+    const captured = new Map([
+      ['pay_x', { currency: 'IDR', amountPaidMinor: 10_000n }],
+      ['pay_z', { currency: 'IDR', amountPaidMinor: 9_000n }],
+      ['pay_w', { currency: 'USD', amountPaidMinor: 10_000n }],
+    ]);
+    const result = compareReport(window, report, mine, captured);
     assert.deepEqual(
       result.lines.map((l) => `${l.paymentId ?? '-'}:${l.result}`),
       [
@@ -54,12 +62,14 @@ describe('compareReport', () => {
         'pay_c:currency_mismatch',
         'pay_x:missing_in_ours',
         '-:unknown_reference',
+        'pay_z:amount_mismatch',
+        'pay_w:currency_mismatch',
         'pay_d:late',
         'pay_e:missing_in_report',
       ],
     );
     assert.equal(result.matched, 1);
-    assert.equal(result.discrepancies, 7);
+    assert.equal(result.discrepancies, 9);
   });
 
   it('a report equal to our records matches every line, whatever its order', () => {

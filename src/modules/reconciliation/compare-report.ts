@@ -8,9 +8,12 @@
  * 1. `unknown_reference`: the line names a charge we have no attempt for (on this connector)
  * 2. `duplicate`: the same payment appeared earlier in this report
  * 3. `late`: the line is dated outside the requested window (after its cut-off, or before it)
- * 4. `missing_in_ours`: the provider settled the payment but we have not recorded it as settled
- * 5. `currency_mismatch`: the line's currency is not the one we recorded
- * 6. `amount_mismatch`: gross, fee or net differ from our settlement record
+ * 4. `currency_mismatch`: the line's currency is not the one we recorded (our settlement record,
+ *    or the payment itself when we never recorded its settlement)
+ * 5. `amount_mismatch`: gross, fee or net differ from our settlement record (or, without one, the
+ *    gross differs from what the payer paid: the ingestion refused the line for that reason)
+ * 6. `missing_in_ours`: the provider settled the payment and its line agrees with the payment, but
+ *    we have not recorded the settlement (not ingested yet, or the payment is not succeeded)
  * 7. `matched`
  */
 export const DISCREPANCY_KINDS = [
@@ -48,6 +51,12 @@ export interface OurSettlement {
   settledAt: Date;
 }
 
+/** What we captured for a payment the report names and we have not recorded as settled. */
+export interface Captured {
+  currency: string;
+  amountPaidMinor: bigint;
+}
+
 export interface ComparedLine {
   result: LineResult;
   paymentId: string | null;
@@ -68,6 +77,8 @@ export function compareReport(
   report: readonly ReportLine[],
   /** Our settled payments: every one settled in the window, plus any the report names. */
   ours: ReadonlyMap<string, OurSettlement>,
+  /** The payments the report names that have no settlement record of ours. */
+  captured: ReadonlyMap<string, Captured> = new Map(),
 ): Comparison {
   const lines: ComparedLine[] = [];
   const seen = new Set<string>();
@@ -90,9 +101,13 @@ export function compareReport(
       continue;
     }
     seen.add(r.paymentId);
+    const paid = captured.get(r.paymentId);
     if (!inWindow(r.settledAt)) lines.push(line('late'));
-    else if (our === undefined) lines.push(line('missing_in_ours'));
-    else if (our.currency !== r.currency) lines.push(line('currency_mismatch'));
+    else if (our === undefined) {
+      if (paid !== undefined && paid.currency !== r.currency) lines.push(line('currency_mismatch'));
+      else if (paid !== undefined && paid.amountPaidMinor !== r.grossMinor) lines.push(line('amount_mismatch'));
+      else lines.push(line('missing_in_ours'));
+    } else if (our.currency !== r.currency) lines.push(line('currency_mismatch'));
     else if (our.grossMinor !== r.grossMinor || our.feeMinor !== r.feeMinor || our.netMinor !== r.netMinor) {
       lines.push(line('amount_mismatch'));
     } else lines.push(line('matched'));

@@ -19,6 +19,7 @@ import type { Principal } from '../payments/payment-types.ts';
 import { findAttemptOwner } from '../settlement/settlement-repo.ts';
 import { compareReport, type Comparison, type ReportLine } from './compare-report.ts';
 import {
+  findCaptured,
   findOurSettlements,
   findReconciliationByInputs,
   insertReconciliation,
@@ -142,7 +143,9 @@ export async function createReconciliation(
   const lines = await attribute(deps, principal, input.connector, report);
   const named = [...new Set(lines.flatMap((l) => (l.paymentId === null ? [] : [l.paymentId])))];
   const ours = await findOurSettlements(deps.store, principal.merchantId, principal.environment, input.connector, input, named);
-  const comparison = compareReport(input, lines, ours);
+  const unsettled = named.filter((id) => !ours.has(id));
+  const captured = await findCaptured(deps.store, principal.merchantId, principal.environment, unsettled);
+  const comparison = compareReport(input, lines, ours, captured);
   const now = deps.clock.now();
   const candidate: Reconciliation = {
     id: newId('reconciliation', now.getTime()),

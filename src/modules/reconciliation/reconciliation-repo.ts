@@ -1,6 +1,6 @@
 import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
-import type { ComparedLine, LineResult, OurSettlement } from './compare-report.ts';
+import type { Captured, ComparedLine, LineResult, OurSettlement } from './compare-report.ts';
 
 /** Reconciliations and their lines (migration 0009); every read is scoped by merchant and environment. */
 export interface Reconciliation {
@@ -241,4 +241,19 @@ export async function findOurSettlements(
       },
     ]),
   );
+}
+
+/** What the payer paid for each of these payments (the merchant's own only). */
+export async function findCaptured(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  paymentIds: readonly string[],
+): Promise<Map<string, Captured>> {
+  if (paymentIds.length === 0) return new Map();
+  const rows = await q.query<{ id: string; currency: string; amount_paid_minor: bigint }>(
+    'SELECT id, currency, amount_paid_minor FROM payments WHERE merchant_id = $1 AND environment = $2 AND id = ANY($3::text[])',
+    [merchantId, environment, [...paymentIds]],
+  );
+  return new Map(rows.map((r) => [r.id, { currency: r.currency, amountPaidMinor: BigInt(r.amount_paid_minor) }]));
 }
