@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { PageLimit } from './payment-list.schema.ts';
 import { Nullable, Timestamp } from './schema-helpers.ts';
 
 const Major = (description: string) => Type.Number({ description: `${description}, exact, in major units.` });
@@ -37,18 +38,9 @@ export const SettlementSchema = Type.Object(
   { $id: 'Settlement', additionalProperties: false },
 );
 
-export const SETTLEMENT_LIST_LIMITS = { defaultLimit: 10, maxLimit: 100 } as const;
-
 export const ListSettlementsQuerySchema = Type.Object(
   {
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: SETTLEMENT_LIST_LIMITS.maxLimit,
-        default: SETTLEMENT_LIST_LIMITS.defaultLimit,
-        description: `Page size, 1-${SETTLEMENT_LIST_LIMITS.maxLimit} (default ${SETTLEMENT_LIST_LIMITS.defaultLimit}).`,
-      }),
-    ),
+    limit: PageLimit(),
     starting_after: Type.Optional(
       Type.String({
         maxLength: 64,

@@ -158,41 +158,26 @@ export async function simulatePayment(
     return fail('payment_state_conflict', `The provider refused: ${result.message}`, [{ provider_code: result.code }]);
   }
   const paidMinor = amountMinor ?? (outcome === 'succeeded' ? payment.amountMinor - attempt.amountPaidMinor : null);
+  const body: SandboxSimulation = {
+    object: 'sandbox_simulation' as const,
+    payment_id: payment.id,
+    outcome,
+    amount: paidMinor === null ? null : toMajorNumber(paidMinor, payment.currency),
+    currency: payment.currency,
+    connector: attempt.connector,
+    provider_reference: attempt.providerReference,
+    provider_status: result.snapshot.status,
+    notification:
+      'The provider notifies Tributary asynchronously (POST /provider/{connector}/callback); the payment changes when that notification is processed.',
+  };
   if (outcome === 'settled') {
     // Settlement is not a notification: the provider reports it in its settlement report, which
     // is ingested now for this connector (outside any transaction, like the scheduled job).
     await ingestSettlements(deps, attempt.connector);
     const settled = await findPayment(deps.store, principal.merchantId, principal.environment, paymentId);
-    return {
-      kind: 'accepted',
-      body: {
-        object: 'sandbox_simulation' as const,
-        payment_id: payment.id,
-        outcome,
-        amount: null,
-        currency: payment.currency,
-        connector: attempt.connector,
-        provider_reference: attempt.providerReference,
-        provider_status: result.snapshot.status,
-        notification:
-          "The provider settled the charge; Tributary ingested the provider's settlement report at once (GET /settlement lists the batch).",
-        settlement_id: settled?.settlementId ?? null,
-      },
-    };
+    body.notification =
+      "The provider settled the charge; Tributary ingested the provider's settlement report at once (GET /settlement lists the batch).";
+    body.settlement_id = settled?.settlementId ?? null;
   }
-  return {
-    kind: 'accepted',
-    body: {
-      object: 'sandbox_simulation' as const,
-      payment_id: payment.id,
-      outcome,
-      amount: paidMinor === null ? null : toMajorNumber(paidMinor, payment.currency),
-      currency: payment.currency,
-      connector: attempt.connector,
-      provider_reference: attempt.providerReference,
-      provider_status: result.snapshot.status,
-      notification:
-        'The provider notifies Tributary asynchronously (POST /provider/{connector}/callback); the payment changes when that notification is processed.',
-    },
-  };
+  return { kind: 'accepted', body };
 }

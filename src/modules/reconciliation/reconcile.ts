@@ -5,12 +5,12 @@ import type { Queryable } from '../../db/store.ts';
 import type { FieldIssue } from '../../lib/error-catalogue.ts';
 import { newId } from '../../lib/ids.ts';
 import { insertEvent } from '../events/event-repo.ts';
-import { canonicalJson, fingerprint } from '../idempotency/fingerprint.ts';
+import { canonicalJson } from '../idempotency/fingerprint.ts';
 import { deleteStartedKey, finishKey } from '../idempotency/idempotency-repo.ts';
 import {
   existingKeyDecision,
   type KeyDecision,
-  type KeyedOperation,
+  keyedOperation,
   type OperationResult,
   startKeyedOperation,
 } from '../idempotency/idempotent-operation.ts';
@@ -98,19 +98,13 @@ export async function createReconciliation(
 ): Promise<OperationResult> {
   const keyDeps = { store: deps.store, clock: deps.clock, leaseMs: deps.idempotencyLeaseMs, ttlMs: deps.idempotencyTtlMs };
   const request = { connector: input.connector, from: input.from.toISOString(), to: input.to.toISOString() };
-  const op: KeyedOperation | undefined =
-    idempotencyKey === undefined
-      ? undefined
-      : {
-          scope: {
-            merchantId: principal.merchantId,
-            environment: principal.environment,
-            operation: RECONCILE_OPERATION,
-            key: idempotencyKey,
-          },
-          fingerprint: fingerprint(RECONCILE_OPERATION, request),
-          resourceId: `${input.connector}:${request.from}:${request.to}`,
-        };
+  const op = keyedOperation(
+    principal,
+    RECONCILE_OPERATION,
+    idempotencyKey,
+    request,
+    `${input.connector}:${request.from}:${request.to}`,
+  );
   let decision: KeyDecision | undefined = op === undefined ? undefined : await existingKeyDecision(keyDeps, op);
   if (decision?.kind === 'answer') return decision.result;
   let leaseToken = decision?.kind === 'proceed' ? decision.leaseToken : undefined;

@@ -7,7 +7,8 @@ import { settlementView } from '../../../modules/settlement/settlement-view.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
-import { ListSettlementsQuerySchema, SETTLEMENT_LIST_LIMITS, SettlementListSchema } from '../../schemas/settlement.schema.ts';
+import { LIST_LIMITS } from '../../schemas/payment-list.schema.ts';
+import { ListSettlementsQuerySchema, SettlementListSchema } from '../../schemas/settlement.schema.ts';
 import { Type } from '@sinclair/typebox';
 
 const UNKNOWN_CURSOR: FieldIssue = {
@@ -38,7 +39,7 @@ export function registerListSettlements(app: FastifyInstance, deps: RouteDeps): 
         throw new ApiError('invalid_request', 'The request has invalid fields.', { details: [UNKNOWN_CURSOR] });
       }
       const page = await listSettlements(deps.store, principal.merchantId, principal.environment, {
-        limit: q.limit ?? SETTLEMENT_LIST_LIMITS.defaultLimit,
+        limit: q.limit ?? LIST_LIMITS.defaultLimit,
         ...(q.starting_after === undefined ? {} : { startingAfter: q.starting_after }),
         ...(q.connector === undefined ? {} : { connector: q.connector }),
       });
