@@ -83,6 +83,27 @@ describe(`settlement (${TEST_STORE})`, () => {
     assert.equal(lines[0]?.['net'], 146000);
   });
 
+  it('every sandbox channel settles with its own fee (e-wallet 1.5 %, counter flat)', async () => {
+    for (const [channel, fee] of [
+      ['ewallet', 2250],
+      ['counter', 5000],
+    ] as const) {
+      const id = await paid({ channel });
+      const res = await settle(id);
+      assert.equal(res.statusCode, 202, res.body);
+      const p = await ctx.t.payment(id);
+      assert.equal(p['fee'], fee, channel);
+      assert.equal(p['net'], 150000 - fee, channel);
+      const s = json(await ctx.t.call('GET', `/settlement/${String(p['settlement_id'])}`));
+      assert.equal(s['connector'], `sandbox_${channel}`);
+      const only = json(await ctx.t.call('GET', `/settlement?connector=sandbox_${channel}&limit=100`));
+      const data = only['data'] as Record<string, unknown>[];
+      assert.ok(data.some((x) => x['id'] === p['settlement_id']));
+      assert.ok(data.every((x) => x['connector'] === `sandbox_${channel}`));
+    }
+    assert.deepEqual(await verifyLedger(ctx.t.testStore.store), []);
+  });
+
   it('settling twice, or a payment that is not succeeded, answers 409 and changes nothing', async () => {
     const id = await paid();
     assert.equal((await settle(id)).statusCode, 202);
