@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { ConnectorRegistry } from '../../src/connectors/core/registry.ts';
 import { compareReport, type OurSettlement, type ReportLine } from '../../src/modules/reconciliation/compare-report.ts';
+import { checkReconcileInput, MAX_WINDOW_MS } from '../../src/modules/reconciliation/reconcile.ts';
 import { csvField, reconciliationCsv } from '../../src/modules/reconciliation/reconciliation-view.ts';
+import { createScriptedConnector } from '../harness/scripted-connector.ts';
 
 const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-02T00:00:00Z') };
 const at = (h: number) => new Date(window.from.getTime() + h * 3_600_000);
@@ -105,5 +108,55 @@ describe('reconciliation CSV', () => {
     assert.ok(header?.startsWith('result,payment_id,provider_reference,'));
     assert.equal(row, `missing_in_report,pay_a,"ch,1",,,,,,stl_1,IDR,100,1,99,${o.settledAt.toISOString()}`);
     assert.equal(end, '');
+  });
+});
+
+describe('reconciliation input checks', () => {
+  const principal = {
+    merchantId: 'mer_1',
+    merchantName: 'M',
+    environment: 'sandbox' as const,
+    apiVersion: '2026-11-01',
+    keyId: 'key_1',
+  };
+  const settling = createScriptedConnector('scripted_settles');
+  const scripted = createScriptedConnector('scripted_silent');
+  const silent = {
+    ...scripted,
+    capabilities: { ...scripted.capabilities, supports: { ...scripted.capabilities.supports, settlement: false } },
+  };
+  const connectors = new ConnectorRegistry([settling, silent], []);
+  const from = new Date('2026-11-01T00:00:00Z');
+
+  it('accepts a settling connector and a window of up to 31 days', () => {
+    assert.equal(
+      checkReconcileInput({ connectors }, principal, {
+        connector: 'scripted_settles',
+        from,
+        to: new Date(from.getTime() + MAX_WINDOW_MS),
+      }),
+      undefined,
+    );
+  });
+
+  it('refuses a connector that does not report settlements with 422, bad fields with 400', () => {
+    const to = new Date(from.getTime() + 1);
+    assert.equal(
+      checkReconcileInput({ connectors }, principal, { connector: 'scripted_silent', from, to })?.code,
+      'operation_not_supported',
+    );
+    const bad = checkReconcileInput({ connectors }, principal, { connector: 'nope', from: to, to: from });
+    assert.equal(bad?.code, 'invalid_request');
+    assert.deepEqual(
+      bad?.details.map((d) => (d as { field: string }).field),
+      ['to', 'connector'],
+    );
+    // The other environment: no production connectors are enabled here.
+    const prod = checkReconcileInput(
+      { connectors },
+      { ...principal, environment: 'production' },
+      { connector: 'scripted_settles', from, to },
+    );
+    assert.equal(prod?.code, 'invalid_request');
   });
 });
