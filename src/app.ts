@@ -19,6 +19,7 @@ import { registerPayStatus } from './http/routes/pay/get-pay-status.route.ts';
 import { registerChannelRoutes } from './http/routes/channel-routes.ts';
 import { type Readiness, registerHealth } from './http/routes/ops/health.route.ts';
 import { registerReference } from './http/routes/ops/reference.route.ts';
+import { addMoneySchemas, registerMoneyRoutes } from './http/routes/register-money-routes.ts';
 import { addWebhookSchemas, registerWebhookRoutes } from './http/routes/register-webhook-routes.ts';
 import { ErrorBodySchema } from './http/schemas/error.schema.ts';
 import { PaymentSchema } from './http/schemas/payment.schema.ts';
@@ -122,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(PaymentMethodSchema);
   app.addSchema(PaymentMethodListSchema);
   addWebhookSchemas(app);
+  addMoneySchemas(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -187,6 +189,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerPayStatus(app, routeDeps);
   registerWebhookRoutes(app, routeDeps);
   const lifecycle = { store: deps.store, clock: deps.clock, log: deps.log, publicBaseUrl: deps.publicBaseUrl };
+  registerMoneyRoutes(app, {
+    ...routeDeps,
+    reconcile: {
+      ...lifecycle,
+      connectors: deps.connectors,
+      connectorTimeoutMs: deps.connectorTimeoutMs,
+      idempotencyLeaseMs: deps.idempotencyLeaseMs,
+      idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
+    },
+  });
   await registerChannelRoutes(app, {
     cancelPayment: {
       ...lifecycle,

@@ -34,6 +34,10 @@ export interface Config {
   sandboxProviderSecret: string | undefined;
   /** First status sync of an open attempt, after its instructions were issued. */
   statusSyncDelayMs: number;
+  /** How often the settlement ingestion reads the providers' reports. */
+  settlementIngestIntervalMs: number;
+  /** The in-process sandbox providers settle a paid charge this long after payment (0: on demand only). */
+  sandboxSettlementDelayMs: number;
   /** Fault injection for crash tests (see src/lib/failpoints.ts); empty in normal runs. */
   failpoints: string;
   runJobs: boolean;
@@ -105,6 +109,8 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxProviderUrl: nonEmpty(env, 'SANDBOX_PROVIDER_URL')?.replace(/\/+$/, ''),
     sandboxProviderSecret: nonEmpty(env, 'SANDBOX_PROVIDER_SECRET'),
     statusSyncDelayMs: int(env, 'STATUS_SYNC_DELAY_MS', 300_000, 1_000, 86_400_000),
+    settlementIngestIntervalMs: int(env, 'SETTLEMENT_INGEST_INTERVAL_MS', 60_000, 1_000, 86_400_000),
+    sandboxSettlementDelayMs: int(env, 'SANDBOX_SETTLEMENT_DELAY_MS', 86_400_000, 0, 30 * 86_400_000),
     failpoints: env['TRIBUTARY_FAILPOINTS'] ?? '',
     runJobs: (env['RUN_JOBS'] ?? 'true') !== 'false',
     ...webhookConfig(env),

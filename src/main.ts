@@ -5,6 +5,7 @@ import { MigrationError } from './db/migrate.ts';
 import { creationCompleterJob } from './jobs/creation-completer.ts';
 import { expirySweeperJob } from './jobs/expiry-sweeper.ts';
 import { notificationProcessor } from './jobs/notification-processor.ts';
+import { settlementIngestJob } from './jobs/settlement-ingest.ts';
 import { statusSyncJob } from './jobs/status-sync.ts';
 import { embeddedMaintenanceJob } from './jobs/embedded-maintenance.ts';
 import { startJobs } from './jobs/job-runner.ts';
@@ -66,6 +67,7 @@ async function main(config: Config): Promise<void> {
           callbackBaseUrl: () => runtime.loopback.url(),
           log,
           autoDispatch: true,
+          settlementDelayMs: config.sandboxSettlementDelayMs === 0 ? null : config.sandboxSettlementDelayMs,
         })
       : undefined;
   const lifecycle = { store, clock, log, publicBaseUrl };
@@ -147,6 +149,7 @@ async function main(config: Config): Promise<void> {
           processor.job,
           expirySweeperJob(providerCalls),
           statusSyncJob({ ...providerCalls, statusSyncDelayMs: config.statusSyncDelayMs, health }),
+          settlementIngestJob(providerCalls, config.settlementIngestIntervalMs),
         ],
         log,
       )

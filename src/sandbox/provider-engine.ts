@@ -105,11 +105,31 @@ export interface NotificationFault {
   delayMs?: number;
   remaining?: number;
 }
+/**
+ * What the settlement report can be made to get wrong, one discrepancy kind each (docs/sandbox.md;
+ * reconciliation names them in docs/money.md). Report faults stay until reset, so the same report
+ * comes back on every read (a reconciliation re-run sees the same thing).
+ *
+ * - `omit`: the charge's line is left out
+ * - `duplicate`: the charge's line appears twice
+ * - `amount`: the line's gross (and net) is one major unit higher
+ * - `currency`: the line names another currency
+ * - `unknown_reference`: an extra line for a charge that does not exist, with the charge's owner metadata
+ * - `late`: the line is dated at the window's end (after the cut-off) yet reported in it
+ */
+export const SETTLEMENT_REPORT_FAULT_KINDS = ['omit', 'duplicate', 'amount', 'currency', 'unknown_reference', 'late'] as const;
+export type SettlementReportFaultKind = (typeof SETTLEMENT_REPORT_FAULT_KINDS)[number];
+export interface SettlementReportFault {
+  kind: SettlementReportFaultKind;
+  /** The provider's charge id the fault applies to. */
+  chargeId: string;
+}
 export interface Faults {
   create?: FaultSpec;
   query?: FaultSpec;
   close?: FaultSpec;
   notifications?: NotificationFault;
+  settlementReport?: SettlementReportFault[];
 }
 
 /**
@@ -145,7 +165,15 @@ export interface ProviderOptions {
   /** Send notifications as soon as they are queued (off in tests, which call dispatchDue()). */
   autoDispatch: boolean;
   fetchImpl?: typeof fetch;
+  /**
+   * The settlement schedule: a paid charge settles this long after it was paid, by the provider's
+   * clock (null: only when asked, with the `settle` control). Default SETTLEMENT_DELAY_MS.
+   */
+  settlementDelayMs?: number | null;
 }
+
+/** Default settlement schedule of the sandbox providers: T+1 day. */
+export const SETTLEMENT_DELAY_MS = 24 * 3_600_000;
 
 const MAX_NOTIFICATION_ATTEMPTS = 15;
 const MAX_NOTIFICATION_BACKOFF_MS = 5 * 60_000;
@@ -323,23 +351,68 @@ export class SandboxProvider {
     return { status: 201, body: renderRefund(refund) };
   }
 
-  /** Settled charges whose settlement time is in [from, to). */
+  /** Settled charges whose settlement time is in [from, to), with the report faults applied. */
   settlements(from: Date, to: Date): ProviderReply {
-    const entries = [...this.#charges.values()]
-      .filter((c) => c.settledAt !== null && c.settledAt >= from && c.settledAt < to)
-      .map((c) => {
-        const fee = this.dialect.feeMinor(c.amountPaidMinor);
-        return {
-          charge_id: c.id,
-          external_id: c.externalId,
-          currency: c.currency,
-          gross_minor: c.amountPaidMinor.toString(),
-          fee_minor: fee.toString(),
-          net_minor: (c.amountPaidMinor - fee).toString(),
-          settled_at: (c.settledAt as Date).toISOString(),
-        };
-      });
+    this.#settleDue();
+    const faults = this.faults.settlementReport ?? [];
+    const faultsOf = (c: SandboxCharge) => new Set(faults.filter((f) => f.chargeId === c.id).map((f) => f.kind));
+    const entries: Record<string, unknown>[] = [];
+    for (const c of this.#charges.values()) {
+      if (c.settledAt === null || c.settledAt < from || c.settledAt >= to) continue;
+      const kinds = faultsOf(c);
+      if (kinds.has('omit')) continue;
+      const line = this.#reportLine(c);
+      if (kinds.has('amount')) {
+        const unit = 10n ** BigInt(minorUnitDigits(c.currency));
+        line['gross_minor'] = (c.amountPaidMinor + unit).toString();
+        line['net_minor'] = (c.amountPaidMinor + unit - this.dialect.feeMinor(c.amountPaidMinor)).toString();
+      }
+      if (kinds.has('currency')) line['currency'] = c.currency === 'USD' ? 'IDR' : 'USD';
+      if (kinds.has('late')) line['settled_at'] = to.toISOString();
+      entries.push(line);
+      if (kinds.has('duplicate')) entries.push({ ...line });
+      if (kinds.has('unknown_reference')) {
+        const ghost = createHash('sha256').update(`ghost:${c.id}`).digest('hex').slice(0, 20);
+        entries.push({
+          ...line,
+          charge_id: `${this.dialect.referencePrefix}${ghost}`,
+          external_id: `att_GHOST${ghost.toUpperCase()}`,
+        });
+      }
+    }
     return { status: 200, body: { from: from.toISOString(), to: to.toISOString(), entries } };
+  }
+
+  #reportLine(c: SandboxCharge): Record<string, unknown> {
+    const fee = this.dialect.feeMinor(c.amountPaidMinor);
+    return {
+      charge_id: c.id,
+      external_id: c.externalId,
+      currency: c.currency,
+      gross_minor: c.amountPaidMinor.toString(),
+      fee_minor: fee.toString(),
+      net_minor: (c.amountPaidMinor - fee).toString(),
+      settled_at: (c.settledAt as Date).toISOString(),
+      // The caller's metadata, echoed as on notifications: it says whose money the line is.
+      metadata: c.metadata,
+    };
+  }
+
+  /** The schedule: paid charges whose settlement time has come settle at that time. */
+  #settleDue(): number {
+    const delayMs = this.#options.settlementDelayMs === undefined ? SETTLEMENT_DELAY_MS : this.#options.settlementDelayMs;
+    if (delayMs === null) return 0;
+    const now = this.#now();
+    let settled = 0;
+    for (const c of this.#charges.values()) {
+      if (c.state !== 'paid' || c.settledAt !== null || c.paidAt === null) continue;
+      const due = new Date(c.paidAt.getTime() + delayMs);
+      if (due <= now) {
+        c.settledAt = due;
+        settled += 1;
+      }
+    }
+    return settled;
   }
 
   /**
@@ -401,6 +474,7 @@ export class SandboxProvider {
     for (const charge of this.#charges.values()) {
       if (this.#refresh(charge)) expired += 1;
     }
+    this.#settleDue();
     return expired;
   }
 

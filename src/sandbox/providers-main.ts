@@ -11,6 +11,8 @@ import { createSandboxProviders } from './sandbox-providers.ts';
  * - SANDBOX_PROVIDER_SECRET (required, ≥ 32 characters): the master secret; Tributary must be
  *   started with the same value and SANDBOX_PROVIDER_URL=http://127.0.0.1:8090
  * - TRIBUTARY_URL (default http://127.0.0.1:8080): where notifications are sent
+ * - SANDBOX_SETTLEMENT_DELAY_MS (default 86400000, T+1): paid charges settle this long after
+ *   payment; 0 settles only on demand (simulate `settled`)
  */
 const env = process.env;
 const secret = env['SANDBOX_PROVIDER_SECRET'] ?? '';
@@ -22,12 +24,14 @@ const port = Number(env['SANDBOX_PROVIDERS_PORT'] ?? '8090');
 const host = env['SANDBOX_PROVIDERS_HOST'] ?? '127.0.0.1';
 const tributaryUrl = (env['TRIBUTARY_URL'] ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
 const log = createLogger(env['LOG_LEVEL'] ?? 'info');
+const settlementDelayMs = Number(env['SANDBOX_SETTLEMENT_DELAY_MS'] ?? '86400000');
 const providers = createSandboxProviders({
   clock: systemClock,
   masterSecret: secret,
   callbackBaseUrl: () => tributaryUrl,
   log,
   autoDispatch: true,
+  settlementDelayMs: Number.isSafeInteger(settlementDelayMs) && settlementDelayMs > 0 ? settlementDelayMs : null,
 });
 const app = await buildProvidersServer(providers, log);
 const address = await app.listen({ host, port });

@@ -9,6 +9,8 @@ import {
   type Faults,
   type NotificationFault,
   type ProviderReply,
+  SETTLEMENT_REPORT_FAULT_KINDS,
+  type SettlementReportFault,
   type SimulateAction,
   SandboxProvider,
   parseDate,
@@ -45,6 +47,8 @@ export interface SandboxProvidersOptions {
   log: Logger;
   autoDispatch: boolean;
   fetchImpl?: typeof fetch;
+  /** The providers' settlement schedule (see ProviderOptions.settlementDelayMs). */
+  settlementDelayMs?: number | null;
 }
 
 export function createSandboxProviders(options: SandboxProvidersOptions): SandboxProviders {
@@ -58,6 +62,7 @@ export function createSandboxProviders(options: SandboxProvidersOptions): Sandbo
       log: options.log,
       autoDispatch: options.autoDispatch,
       ...(options.fetchImpl === undefined ? {} : { fetchImpl: options.fetchImpl }),
+      ...(options.settlementDelayMs === undefined ? {} : { settlementDelayMs: options.settlementDelayMs }),
     });
   });
   let timer: NodeJS.Timeout | undefined;
@@ -236,6 +241,18 @@ export function parseFaults(value: unknown): Faults | undefined {
     if (typeof n['delay_ms'] === 'number') spec.delayMs = n['delay_ms'];
     if (typeof n['remaining'] === 'number') spec.remaining = n['remaining'];
     out.notifications = spec;
+  }
+  const r = v['settlement_report'] as unknown;
+  if (r !== undefined) {
+    if (!Array.isArray(r)) return undefined;
+    const report: SettlementReportFault[] = [];
+    for (const f of r as unknown[]) {
+      const item = (f ?? {}) as Record<string, unknown>;
+      const kind = SETTLEMENT_REPORT_FAULT_KINDS.find((k) => k === item['kind']);
+      if (kind === undefined || typeof item['charge_id'] !== 'string') return undefined;
+      report.push({ kind, chargeId: item['charge_id'] });
+    }
+    out.settlementReport = report;
   }
   return out;
 }

@@ -251,6 +251,11 @@ export function connectorContract(name: string, makeHarness: () => Promise<Contr
       assert.equal(entry.grossMinor, r.amountMinor);
       assert.equal(entry.feeMinor + entry.netMinor, entry.grossMinor);
       assert.ok(entry.feeMinor >= 0n);
+      assert.equal(entry.providerReference, outcome.providerReference);
+      // The owner metadata, when the provider echoes it, attributes the line (docs/money.md).
+      if (entry.owner !== null) {
+        assert.deepEqual(entry.owner, { merchantId: r.merchantId, environment: r.environment, paymentId: r.paymentId });
+      }
     });
 
     it('never logs its secrets', () => {

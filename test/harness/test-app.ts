@@ -6,6 +6,7 @@ import type { Connector } from '../../src/connectors/core/connector.ts';
 import { ConnectorRegistry } from '../../src/connectors/core/registry.ts';
 import type { SandboxConnectorOptions } from '../../src/connectors/core/sandbox-wire.ts';
 import { sweepExpired } from '../../src/jobs/expiry-sweeper.ts';
+import { type IngestSummary, ingestSettlements } from '../../src/modules/settlement/settlement-ingest.ts';
 import { syncDueAttempts } from '../../src/jobs/status-sync.ts';
 import { type Clock, ManualClock } from '../../src/lib/clock.ts';
 import { type Failpoints, noFailpoints } from '../../src/lib/failpoints.ts';
@@ -60,6 +61,8 @@ export interface TestApp {
   /** Runs the expiry sweeper / status sync once, as the jobs do. */
   sweepExpired(): Promise<number>;
   syncStatuses(): Promise<number>;
+  /** Runs the settlement ingestion once, as its job does (all settling connectors, or one). */
+  ingestSettlements(connector?: string): Promise<IngestSummary>;
   call(
     method: 'GET' | 'POST' | 'DELETE',
     url: string,
@@ -84,6 +87,8 @@ export interface TestAppOptions {
   authCacheTtlMs?: number;
   testStore?: TestStore;
   rateLimiter?: RateLimiter;
+  /** The sandbox providers' settlement schedule (default: theirs, T+1 day; null: on demand only). */
+  settlementDelayMs?: number | null;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -100,6 +105,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     callbackBaseUrl: () => baseUrl,
     log,
     autoDispatch: false,
+    ...(options.settlementDelayMs === undefined ? {} : { settlementDelayMs: options.settlementDelayMs }),
   });
   const connectorList = options.connectors ?? [
     ...builtInConnectors({
@@ -221,6 +227,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     sweepExpired: () => sweepExpired(lifecycle, 100),
     syncStatuses: () => syncDueAttempts({ ...lifecycle, statusSyncDelayMs: STATUS_SYNC_DELAY_MS, health }, 100),
+    ingestSettlements: (connector) => ingestSettlements(lifecycle, connector),
     async call(method, url, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       const key = opts.key === undefined ? a.sandboxKey : opts.key;

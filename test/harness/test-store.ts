@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -25,10 +25,15 @@ export interface TestStore {
 
 const TEMPLATE_DIR = join(process.cwd(), 'test-output');
 
+/** Covers every migration (a new or changed one makes a new template). */
 function templateChecksum(): string {
-  return loadMigrations()
-    .map((m) => m.checksum.slice(0, 8))
-    .join('');
+  return createHash('sha256')
+    .update(
+      loadMigrations()
+        .map((m) => m.checksum)
+        .join(''),
+    )
+    .digest('hex');
 }
 
 let templateBlob: Promise<Blob> | undefined;

@@ -48,11 +48,17 @@ describe('POST /sandbox/payment/{id}/simulate', () => {
     assert.equal((await ctx.t.payment(p['id']))['status'], 'expired');
   });
 
-  it('settled answers 422 operation_not_supported (settlement arrives with the settlement API)', async () => {
+  it('settled: a pending payment cannot settle (409); a succeeded one settles through the provider', async () => {
     const p = await create();
+    const early = await simulate(p['id'], { outcome: 'settled' });
+    assert.equal(early.statusCode, 409);
+    assert.equal(json(early)['code'], 'payment_state_conflict');
+    await simulate(p['id'], { outcome: 'succeeded' });
+    await ctx.t.deliverNotifications();
     const res = await simulate(p['id'], { outcome: 'settled' });
-    assert.equal(res.statusCode, 422);
-    assert.equal(json(res)['code'], 'operation_not_supported');
+    assert.equal(res.statusCode, 202);
+    assert.equal(json(res)['provider_status'], 'paid');
+    assert.equal((await ctx.t.payment(p['id']))['settlement_id'], json(res)['settlement_id']);
   });
 
   it('refuses outcomes the payment state does not allow, with 409', async () => {

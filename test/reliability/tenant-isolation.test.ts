@@ -28,6 +28,19 @@ const idIn = (res: ApiResponse | { ok: false }, prefix: string): string => {
 const createPayment: Creator = async ({ url, key }) =>
   idIn(await call(url, 'POST', '/payment/create', { key, body: quickStartBody(uniqueRef('iso')) }), 'pay');
 
+/** Simulates the payer paying, and waits (bounded) until the server processed the provider's notification. */
+async function paidPayment(url: string, key: string): Promise<string> {
+  const payment = await createPayment({ url, key });
+  await call(url, 'POST', `/sandbox/payment/${payment}/simulate`, { key, body: { outcome: 'succeeded' } });
+  // The notification reaches the server asynchronously (a real process): poll its effect.
+  for (let i = 0; i < 200; i += 1) {
+    const res = await call(url, 'GET', `/payment/${payment}`, { key });
+    if (res.ok && res.json()['status'] === 'succeeded') return payment;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  assert.fail(`payment ${payment} did not succeed`);
+}
+
 /**
  * How to make an object of A's for each kind of id, through the API as product.md names it. The
  * kind is the path's first segment (after `sandbox/`).
@@ -52,6 +65,23 @@ const CREATORS: Record<string, { prefix: string; create: Creator }> = {
       const payment = await createPayment({ url, key });
       await call(url, 'POST', `/sandbox/payment/${payment}/simulate`, { key, body: { outcome: 'succeeded' } });
       return idIn(await call(url, 'POST', `/payment/${payment}/refund`, { key, body: {} }), 'ref');
+    },
+  },
+  settlement: {
+    prefix: 'stl',
+    create: async ({ url, key }) => {
+      const payment = await paidPayment(url, key);
+      // `settled` ingests the provider's report before it answers: the answer names the settlement.
+      return idIn(await call(url, 'POST', `/sandbox/payment/${payment}/simulate`, { key, body: { outcome: 'settled' } }), 'stl');
+    },
+  },
+  reconciliation: {
+    prefix: 'rec',
+    create: async ({ url, key }) => {
+      const to = new Date();
+      const from = new Date(to.getTime() - 24 * 3_600_000);
+      const body = { connector: 'sandbox_bank', from: from.toISOString(), to: to.toISOString() };
+      return idIn(await call(url, 'POST', '/reconciliation/create', { key, body }), 'rec');
     },
   },
 };

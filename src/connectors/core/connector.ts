@@ -196,7 +196,14 @@ export type ParsedNotification = { ok: true; eventId: string; snapshot: ChargeSn
 
 export interface SettlementEntry {
   providerReference: string;
+  /** Our attempt id, echoed by the provider (its idempotency key / external id). */
   attemptId: string;
+  /**
+   * Who the charge belongs to, from the metadata we sent with it and the provider echoes on each
+   * report line (as on notifications); null when the provider does not echo it (then the attempt
+   * id alone attributes the line).
+   */
+  owner: ChargeOwner | null;
   currency: string;
   grossMinor: bigint;
   feeMinor: bigint;
@@ -208,8 +215,8 @@ export type SettlementReportOutcome =
   { kind: 'report'; entries: SettlementEntry[] } | { kind: 'unknown'; code: string; message: string };
 
 /**
- * Outcomes the sandbox simulate endpoint can ask a simulator for (`settled` is the provider's
- * settlement; the money side of it lands with the settlement issue).
+ * Outcomes the sandbox simulate endpoint can ask a simulator for (`settled`: the provider settles
+ * the paid charge now; it appears in its settlement report, which Tributary ingests).
  */
 export type SimulatedOutcome = 'paid' | 'failed' | 'expired' | 'reversed' | 'settled';
 
@@ -240,7 +247,7 @@ export interface Connector {
   verifyNotification(notification: InboundNotification, now: Date): VerifyResult;
   /** The body of a verified notification in our vocabulary. No I/O. */
   parseNotification(rawBody: string): ParsedNotification;
-  /** The provider's settlement report for [from, to). Used by reconciliation (a later issue). */
+  /** The provider's settlement report for [from, to): settlement ingestion and reconciliation read it. */
   fetchSettlementReport(request: { from: Date; to: Date }, ctx: CallContext): Promise<SettlementReportOutcome>;
   /** Present only on simulators. */
   readonly sandbox?: SandboxControls;

@@ -25,6 +25,11 @@ export class ConnectorRegistry {
     return this.#byName.get(name);
   }
 
+  /** Every registered connector, in registration order (the settlement ingestion walks them). */
+  all(): Connector[] {
+    return [...this.#byName.values()];
+  }
+
   /** Capabilities of the connectors usable in `environment`, in registration order. */
   enabledFor(environment: Environment): ConnectorCapabilities[] {
     const out: ConnectorCapabilities[] = [];

@@ -1,7 +1,7 @@
 import type { Logger } from '../../lib/logger.ts';
 import type { ProviderHttpOptions } from './provider-http.ts';
 import type { RefundRequest, SettlementEntry, SimulatedOutcome } from './connector.ts';
-import { date, isRecord, minor, str } from './http-connector.ts';
+import { date, isRecord, minor, ownerFromMetadata, str } from './http-connector.ts';
 
 /**
  * Wire shapes the three sandbox providers have in common (they are one vendor's products): the
@@ -23,7 +23,16 @@ export function sandboxSettlementEntries(body: unknown): SettlementEntry[] | und
     const currency = str(e['currency']);
     if (gross === undefined || fee === undefined || net === undefined || settledAt === undefined) return undefined;
     if (ref === undefined || attemptId === undefined || currency === undefined) return undefined;
-    out.push({ providerReference: ref, attemptId, currency, grossMinor: gross, feeMinor: fee, netMinor: net, settledAt });
+    out.push({
+      providerReference: ref,
+      attemptId,
+      owner: ownerFromMetadata(e['metadata']) ?? null,
+      currency,
+      grossMinor: gross,
+      feeMinor: fee,
+      netMinor: net,
+      settledAt,
+    });
   }
   return out;
 }

@@ -11,6 +11,7 @@ import {
   isRecord,
   mapStatus,
   minor,
+  ownerFromMetadata,
   ownerMetadata,
   parseEnvelope,
   snapshotFrom,
@@ -123,6 +124,7 @@ export const exampleTransformers: Transformers = {
       out.push({
         providerReference: ref,
         attemptId: reference,
+        owner: ownerFromMetadata(line['metadata']) ?? null,
         currency,
         grossMinor: gross,
         feeMinor: fee,

@@ -6,16 +6,20 @@ import { Nullable, StringEnum } from './schema-helpers.ts';
 /** Page size bounds of GET /payment. */
 export const LIST_LIMITS = { defaultLimit: 10, maxLimit: 100 } as const;
 
+/** The `limit` query parameter of every cursor-paginated list (decision 0010). */
+export const PageLimit = () =>
+  Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: LIST_LIMITS.maxLimit,
+      default: LIST_LIMITS.defaultLimit,
+      description: `Page size, 1-${LIST_LIMITS.maxLimit} (default ${LIST_LIMITS.defaultLimit}).`,
+    }),
+  );
+
 export const ListPaymentsQuerySchema = Type.Object(
   {
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: LIST_LIMITS.maxLimit,
-        default: LIST_LIMITS.defaultLimit,
-        description: `Page size, 1-${LIST_LIMITS.maxLimit} (default ${LIST_LIMITS.defaultLimit}).`,
-      }),
-    ),
+    limit: PageLimit(),
     starting_after: Type.Optional(
       Type.String({
         maxLength: 64,

@@ -216,7 +216,9 @@ export const PaymentSchema = Type.Object(
     ),
     settled_at: Nullable(Timestamp('When the provider settled the payment.')),
     fee: Nullable(Type.Number({ description: "The provider's fee on this payment, exact, in major units; null until settled." })),
-    net: Nullable(Type.Number({ description: 'amount − fee, exact, in major units; null until settled.' })),
+    net: Nullable(
+      Type.Number({ description: 'amount_paid − fee: what the provider paid out, exact, in major units; null until settled.' }),
+    ),
     amount_paid: Type.Number({
       description: 'What the payer paid, as the provider reported it. Differs from `amount` on an under- or over-payment.',
     }),

@@ -1,5 +1,6 @@
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import { paymentView } from '../payments/payment-view.ts';
+import { reconciliationSummaryView } from '../reconciliation/reconciliation-view.ts';
 import type { Payment } from '../payments/payment-types.ts';
 import { endpointView } from '../webhooks/endpoint-view.ts';
 
@@ -10,8 +11,9 @@ import { endpointView } from '../webhooks/endpoint-view.ts';
  * receivers must ignore types they do not know.
  *
  * Payment examples are built by the real payment view, so they cannot drift from what is sent.
- * Refund and reconciliation examples are illustrative until those objects have a schema of their
- * own (`objectSchema` names it; the OpenAPI document uses it as soon as it is registered).
+ * Reconciliation examples come from the real reconciliation view. Refund examples are illustrative
+ * until that object has a schema of its own (`objectSchema` names it; the OpenAPI document uses it
+ * as soon as it is registered).
  */
 export type EventObjectType = 'payment' | 'refund' | 'reconciliation' | 'webhook_endpoint';
 
@@ -89,19 +91,32 @@ const exampleRefund = (status: 'succeeded' | 'failed') => ({
   updated_at: iso(121),
 });
 
-const exampleReconciliation = (discrepancies: boolean) => ({
-  id: 'rec_01KA3C0000000000000000000A',
-  object: 'reconciliation',
-  connector: 'sandbox_bank',
-  status: 'completed',
-  matched_count: discrepancies ? 41 : 42,
-  missing_in_provider: discrepancies ? ['pay_01KA2B3C4D5E6F7G8H9J0KMNPQ'] : [],
-  missing_in_tributary: [],
-  amount_mismatches: [],
-  version: 2,
-  created_at: iso(1440),
-  updated_at: iso(1441),
-});
+const exampleReconciliation = (discrepancies: boolean) =>
+  reconciliationSummaryView({
+    id: 'rec_01KA3C0000000000000000000A',
+    merchantId: 'mer_01KA0000000000000000000000',
+    environment: 'production',
+    connector: 'sandbox_bank',
+    from: at(0),
+    to: at(1440),
+    inputsHash: '',
+    status: discrepancies ? 'discrepancies' : 'matched',
+    reportLines: 42,
+    matchedCount: discrepancies ? 40 : 42,
+    discrepancyCount: discrepancies ? 2 : 0,
+    counts: {
+      matched: discrepancies ? 40 : 42,
+      missing_in_ours: 0,
+      missing_in_report: discrepancies ? 1 : 0,
+      amount_mismatch: discrepancies ? 1 : 0,
+      currency_mismatch: 0,
+      duplicate: 0,
+      unknown_reference: 0,
+      late: 0,
+    },
+    apiVersion: '2026-11-01',
+    createdAt: at(2 * 1440),
+  });
 
 export const EVENT_TYPES: readonly EventTypeInfo[] = [
   {
@@ -165,8 +180,18 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
     description:
       "The provider paid the money out to the merchant; the payment's settlement fields say when, the fee and the net.",
     example: {
-      object: examplePayment({ status: 'succeeded', version: 4, succeededAt: at(30), updatedAt: at(2 * 1440) }),
-      previous_attributes: {},
+      object: examplePayment({
+        status: 'succeeded',
+        version: 4,
+        amountPaidMinor: 15_000_000n,
+        succeededAt: at(30),
+        updatedAt: at(2 * 1440),
+        settlementId: 'stl_01KA3B0000000000000000000S',
+        settledAt: at(1470),
+        feeMinor: 400_000n,
+        netMinor: 14_600_000n,
+      }),
+      previous_attributes: { settlement_id: null, settled_at: null, fee: null, net: null },
     },
   },
   {
@@ -203,15 +228,17 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
     type: 'reconciliation.completed',
     objectType: 'reconciliation',
     objectSchema: 'Reconciliation',
-    description: "A provider's settlement report was compared with Tributary's records and everything matched.",
-    example: { object: exampleReconciliation(false), previous_attributes: { status: 'running' } },
+    description:
+      "A reconciliation ran: a provider's settlement report was compared with Tributary's records. Sent for every reconciliation; `status` and `summary` say whether everything matched (GET /reconciliation/{id} has the lines).",
+    example: { object: exampleReconciliation(false), previous_attributes: {} },
   },
   {
     type: 'reconciliation.discrepancy',
     objectType: 'reconciliation',
     objectSchema: 'Reconciliation',
-    description: 'A reconciliation found payments missing on one side or amounts that differ; the object lists them.',
-    example: { object: exampleReconciliation(true), previous_attributes: { status: 'running' } },
+    description:
+      'A reconciliation found at least one discrepancy (missing on either side, amount or currency mismatch, duplicate, unknown reference, late); sent with `reconciliation.completed`. `summary` counts each kind; GET /reconciliation/{id} or its CSV lists the lines. docs/money.md says what to do about each.',
+    example: { object: exampleReconciliation(true), previous_attributes: {} },
   },
   {
     type: 'webhook_endpoint.disabled',

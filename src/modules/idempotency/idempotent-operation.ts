@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CreatePaymentResult } from '../payments/create-payment.ts';
+import { fingerprint } from './fingerprint.ts';
 import { claimExpiredLease, getKey, type IdempotencyScope, insertStartedKey } from './idempotency-repo.ts';
 
 /**
@@ -16,6 +17,22 @@ export interface KeyedOperation {
   scope: IdempotencyScope;
   fingerprint: string;
   resourceId: string;
+}
+
+/** The keyed operation of a request with an `Idempotency-Key` (undefined without one). */
+export function keyedOperation(
+  principal: { merchantId: string; environment: IdempotencyScope['environment'] },
+  operation: string,
+  key: string | undefined,
+  request: unknown,
+  resourceId: string,
+): KeyedOperation | undefined {
+  if (key === undefined) return undefined;
+  return {
+    scope: { merchantId: principal.merchantId, environment: principal.environment, operation, key },
+    fingerprint: fingerprint(operation, request),
+    resourceId,
+  };
 }
 
 export type KeyDecision = { kind: 'proceed'; leaseToken: string; fresh: boolean } | { kind: 'answer'; result: OperationResult };

@@ -20,6 +20,7 @@ export type PaymentEventType =
   | 'payment.expired'
   | 'payment.canceled'
   | 'payment.reversed'
+  | 'payment.settled'
   | 'payment.partially_paid'
   | 'payment.late_payment_received';
 

@@ -7,6 +7,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { minorUnitDigits } from '../../lib/currencies.ts';
 import { parseMajorAmount, toMajorNumber } from '../../lib/money.ts';
 import type { PaymentStatus } from './payment-states.ts';
+import { ingestSettlements } from '../settlement/settlement-ingest.ts';
 import { findIssuedAttempt, findPayment } from './payment-repo.ts';
 import type { Principal } from './payment-types.ts';
 
@@ -16,8 +17,10 @@ import type { Principal } from './payment-types.ts';
  * the way it reports everything, with a signed notification to /provider/{connector}/callback.
  * The payment changes when that notification is processed, exactly as in production.
  *
- * `settled` answers 422 operation_not_supported: settlement is recorded by the settlement issue
- * (docs/sandbox.md). Sandbox keys only; a production key gets 404 as if the route did not exist.
+ * `settled` asks the provider to settle the paid charge now (its `settle` control), then ingests
+ * that connector's settlement report at once, so the payment is settled (with its
+ * `payment.settled` event) when the answer comes back: the same ingestion the scheduled job runs.
+ * Sandbox keys only; a production key gets 404 as if the route did not exist.
  */
 export type SimulateRequestOutcome = 'succeeded' | 'failed' | 'expired' | 'reversed' | 'settled';
 
@@ -27,6 +30,7 @@ export interface SimulateDeps {
   connectors: ConnectorRegistry;
   log: Logger;
   connectorTimeoutMs: number;
+  publicBaseUrl: string;
 }
 
 export interface SandboxSimulation {
@@ -39,6 +43,8 @@ export interface SandboxSimulation {
   provider_reference: string;
   provider_status: string;
   notification: string;
+  /** `settled` only: the settlement that paid the payment out (null if the report could not be read yet). */
+  settlement_id?: string | null;
 }
 
 export type SimulateResult =
@@ -46,18 +52,20 @@ export type SimulateResult =
   | { kind: 'failure'; code: ErrorCode; message: string; details: ErrorDetail[]; retryAfterSeconds?: number };
 
 /** Which payment states each outcome may be simulated from. A paid-after-close is the late payment. */
-const ALLOWED_FROM: Record<Exclude<SimulateRequestOutcome, 'settled'>, readonly PaymentStatus[]> = {
+const ALLOWED_FROM: Record<SimulateRequestOutcome, readonly PaymentStatus[]> = {
   succeeded: ['pending', 'expired', 'canceled'],
   failed: ['pending'],
   expired: ['pending'],
   reversed: ['succeeded'],
+  settled: ['succeeded'],
 };
 
-const PROVIDER_ACTION: Record<Exclude<SimulateRequestOutcome, 'settled'>, SimulatedOutcome> = {
+const PROVIDER_ACTION: Record<SimulateRequestOutcome, SimulatedOutcome> = {
   succeeded: 'paid',
   failed: 'failed',
   expired: 'expired',
   reversed: 'reversed',
+  settled: 'settled',
 };
 
 const fail = (code: ErrorCode, message: string, details: ErrorDetail[] = []): SimulateResult => ({
@@ -78,13 +86,6 @@ export async function simulatePayment(
   if (principal.environment !== 'sandbox') return fail('route_not_found', 'No such route.');
   const payment = await findPayment(deps.store, principal.merchantId, principal.environment, paymentId);
   if (payment === undefined) return fail('resource_not_found', 'No such payment.');
-  if (outcome === 'settled') {
-    return fail(
-      'operation_not_supported',
-      'Simulating settlement is not available yet; settlement arrives with the settlement API.',
-      [{ outcome }],
-    );
-  }
   if (amountText !== null && outcome !== 'succeeded') {
     return fail('invalid_request', 'The request has invalid fields.', [
       { field: 'amount', issue: 'not_allowed', message: 'amount is only allowed with outcome "succeeded"' },
@@ -112,11 +113,21 @@ export async function simulatePayment(
       { status: payment.status, outcome },
     ]);
   }
+  if (outcome === 'settled' && payment.settlementId !== null) {
+    return fail('payment_state_conflict', `The payment is already settled (${payment.settlementId}).`, [
+      { status: payment.status, settlement_id: payment.settlementId, outcome },
+    ]);
+  }
   const attempt = await findIssuedAttempt(deps.store, principal.merchantId, principal.environment, paymentId);
   const connector = attempt === undefined ? undefined : deps.connectors.get(attempt.connector);
   if (attempt?.providerReference == null || connector?.sandbox === undefined) {
     return fail('operation_not_supported', "This payment's connector is not a simulator.", [
       { connector: attempt?.connector ?? null },
+    ]);
+  }
+  if (outcome === 'settled' && !connector.capabilities.supports.settlement) {
+    return fail('operation_not_supported', "This payment's connector does not report settlements.", [
+      { connector: attempt.connector },
     ]);
   }
   const signal = AbortSignal.timeout(deps.connectorTimeoutMs);
@@ -147,19 +158,26 @@ export async function simulatePayment(
     return fail('payment_state_conflict', `The provider refused: ${result.message}`, [{ provider_code: result.code }]);
   }
   const paidMinor = amountMinor ?? (outcome === 'succeeded' ? payment.amountMinor - attempt.amountPaidMinor : null);
-  return {
-    kind: 'accepted',
-    body: {
-      object: 'sandbox_simulation' as const,
-      payment_id: payment.id,
-      outcome,
-      amount: paidMinor === null ? null : toMajorNumber(paidMinor, payment.currency),
-      currency: payment.currency,
-      connector: attempt.connector,
-      provider_reference: attempt.providerReference,
-      provider_status: result.snapshot.status,
-      notification:
-        'The provider notifies Tributary asynchronously (POST /provider/{connector}/callback); the payment changes when that notification is processed.',
-    },
+  const body: SandboxSimulation = {
+    object: 'sandbox_simulation' as const,
+    payment_id: payment.id,
+    outcome,
+    amount: paidMinor === null ? null : toMajorNumber(paidMinor, payment.currency),
+    currency: payment.currency,
+    connector: attempt.connector,
+    provider_reference: attempt.providerReference,
+    provider_status: result.snapshot.status,
+    notification:
+      'The provider notifies Tributary asynchronously (POST /provider/{connector}/callback); the payment changes when that notification is processed.',
   };
+  if (outcome === 'settled') {
+    // Settlement is not a notification: the provider reports it in its settlement report, which
+    // is ingested now for this connector (outside any transaction, like the scheduled job).
+    await ingestSettlements(deps, attempt.connector);
+    const settled = await findPayment(deps.store, principal.merchantId, principal.environment, paymentId);
+    body.notification =
+      "The provider settled the charge; Tributary ingested the provider's settlement report at once (GET /settlement lists the batch).";
+    body.settlement_id = settled?.settlementId ?? null;
+  }
+  return { kind: 'accepted', body };
 }

@@ -5,6 +5,7 @@ import { ApiError, type FieldIssue } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { listPayments, type PaymentListFilter } from '../../../modules/payments/payment-query-repo.ts';
 import { paymentView } from '../../../modules/payments/payment-view.ts';
+import { instantOf } from '../../instant.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
@@ -15,19 +16,6 @@ const UNKNOWN_CURSOR: FieldIssue = {
   issue: 'unknown_cursor',
   message: 'starting_after must be the id of one of your payments in this environment',
 };
-
-/**
- * RFC 3339 text (already checked by the schema) → Date. The format allows a lower-case `t`/`z`
- * and a space separator, which Date.parse does not read, so those are normalised first.
- */
-function instantOf(text: string, field: string, issues: FieldIssue[]): Date | undefined {
-  const ms = Date.parse(text.toUpperCase().replace(' ', 'T'));
-  if (Number.isNaN(ms)) {
-    issues.push({ field, issue: 'invalid_format', message: `${field} must be an RFC 3339 date-time, e.g. 2026-01-31T00:00:00Z` });
-    return undefined;
-  }
-  return new Date(ms);
-}
 
 export function registerListPayments(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(

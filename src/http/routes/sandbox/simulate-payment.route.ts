@@ -16,7 +16,7 @@ const SimulateBodySchema = Type.Object(
   {
     outcome: StringEnum(SIMULATE_OUTCOMES, {
       description:
-        '`succeeded`: the payer pays (also after expiry or cancel: a late payment). `failed`, `expired`: the provider ends the charge. `reversed`: the provider takes a succeeded payment back. `settled`: not available yet (422).',
+        '`succeeded`: the payer pays (also after expiry or cancel: a late payment). `failed`, `expired`: the provider ends the charge. `reversed`: the provider takes a succeeded payment back. `settled`: the provider settles a succeeded payment now and Tributary ingests its settlement report at once (the answer names the settlement).',
     }),
     amount: Type.Optional(
       Type.Number({
@@ -40,6 +40,9 @@ const SimulationSchema = Type.Object(
     provider_reference: Type.String(),
     provider_status: Type.String({ description: "The provider's status of the charge after the simulation." }),
     notification: Type.String(),
+    settlement_id: Type.Optional(
+      Nullable(Type.String({ description: '`settled` only: the settlement that paid the payment out.' })),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,68 @@
+import { Type } from '@sinclair/typebox';
+import { DISCREPANCY_KINDS } from '../../modules/reconciliation/compare-report.ts';
+import { Nullable, StringEnum, Timestamp } from './schema-helpers.ts';
+
+export const LINE_RESULTS = ['matched', ...DISCREPANCY_KINDS] as const;
+
+export const CreateReconciliationBodySchema = Type.Object(
+  {
+    connector: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'The connector whose settlement report to compare, e.g. `sandbox_bank`.',
+    }),
+    from: Type.String({
+      format: 'date-time',
+      description: 'Start of the window (inclusive), RFC 3339, by the provider settlement time.',
+    }),
+    to: Type.String({ format: 'date-time', description: 'End of the window (exclusive; at most 31 days after `from`).' }),
+  },
+  { additionalProperties: false },
+);
+
+const Side = (who: string, extra: Record<string, ReturnType<typeof Type.String>> = {}) =>
+  Nullable(
+    Type.Object(
+      {
+        ...extra,
+        currency: Type.String(),
+        gross: Type.Number({ description: `Gross as ${who}, exact, in major units.` }),
+        fee: Type.Number(),
+        net: Type.Number(),
+        settled_at: Timestamp(`Settlement time as ${who}.`),
+      },
+      { additionalProperties: false },
+    ),
+  );
+
+const SummaryFields = {
+  id: Type.String({ description: '`rec_…`' }),
+  object: Type.Literal('reconciliation'),
+  environment: Type.String(),
+  connector: Type.String(),
+  from: Timestamp('Start of the window (inclusive).'),
+  to: Timestamp('End of the window (exclusive).'),
+  status: StringEnum(['matched', 'discrepancies'] as const, {
+    description: '`matched`: every line matched; `discrepancies`: at least one line did not (see docs/money.md).',
+  }),
+  summary: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+    description: '`report_lines`, `matched`, `discrepancies`, and the count of each discrepancy kind.',
+  }),
+  created_at: Timestamp('When the reconciliation ran.'),
+};
+
+export const ReconciliationLineSchema = Type.Object(
+  {
+    result: StringEnum(LINE_RESULTS, { description: 'matched, or the discrepancy kind (docs/money.md "Reconciliation").' }),
+    payment_id: Nullable(Type.String()),
+    provider_reference: Type.String(),
+    report: Side('the provider reported it'),
+    ours: Side('Tributary recorded it', { settlement_id: Type.String() }),
+  },
+  { additionalProperties: false },
+);
+
+export const ReconciliationSchema = Type.Object(
+  { ...SummaryFields, lines: Type.Optional(Type.Array(ReconciliationLineSchema)) },
+  { $id: 'Reconciliation', additionalProperties: false },
+);

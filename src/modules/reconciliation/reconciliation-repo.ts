@@ -1,0 +1,259 @@
+import type { Environment } from '../../connectors/core/connector.ts';
+import type { Queryable } from '../../db/store.ts';
+import type { Captured, ComparedLine, LineResult, OurSettlement } from './compare-report.ts';
+
+/** Reconciliations and their lines (migration 0009); every read is scoped by merchant and environment. */
+export interface Reconciliation {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  connector: string;
+  from: Date;
+  to: Date;
+  inputsHash: string;
+  status: 'matched' | 'discrepancies';
+  reportLines: number;
+  matchedCount: number;
+  discrepancyCount: number;
+  counts: Record<LineResult, number>;
+  apiVersion: string;
+  createdAt: Date;
+}
+
+type ReconciliationRow = {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  connector: string;
+  period_from: Date;
+  period_to: Date;
+  inputs_hash: string;
+  status: 'matched' | 'discrepancies';
+  report_lines: number;
+  matched_count: number;
+  discrepancy_count: number;
+  counts: Record<LineResult, number>;
+  api_version: string;
+  created_at: Date;
+};
+
+type LineRow = {
+  seq: number;
+  result: LineResult;
+  payment_id: string | null;
+  provider_reference: string | null;
+  report_currency: string | null;
+  report_gross_minor: bigint | null;
+  report_fee_minor: bigint | null;
+  report_net_minor: bigint | null;
+  report_settled_at: Date | null;
+  our_currency: string | null;
+  our_gross_minor: bigint | null;
+  our_fee_minor: bigint | null;
+  our_net_minor: bigint | null;
+  our_settled_at: Date | null;
+  settlement_id: string | null;
+};
+
+const fromRow = (r: ReconciliationRow): Reconciliation => ({
+  id: r.id,
+  merchantId: r.merchant_id,
+  environment: r.environment,
+  connector: r.connector,
+  from: r.period_from,
+  to: r.period_to,
+  inputsHash: r.inputs_hash,
+  status: r.status,
+  reportLines: r.report_lines,
+  matchedCount: r.matched_count,
+  discrepancyCount: r.discrepancy_count,
+  counts: typeof r.counts === 'string' ? (JSON.parse(r.counts) as Record<LineResult, number>) : r.counts,
+  apiVersion: r.api_version,
+  createdAt: r.created_at,
+});
+
+const big = (v: bigint | null) => (v === null ? null : BigInt(v));
+
+const lineFromRow = (r: LineRow): ComparedLine => ({
+  result: r.result,
+  paymentId: r.payment_id,
+  providerReference: r.provider_reference ?? '',
+  report:
+    r.report_settled_at === null
+      ? null
+      : {
+          providerReference: r.provider_reference ?? '',
+          paymentId: r.payment_id,
+          currency: r.report_currency ?? '',
+          grossMinor: big(r.report_gross_minor) ?? 0n,
+          feeMinor: big(r.report_fee_minor) ?? 0n,
+          netMinor: big(r.report_net_minor) ?? 0n,
+          settledAt: r.report_settled_at,
+        },
+  ours:
+    r.our_settled_at === null || r.payment_id === null || r.settlement_id === null
+      ? null
+      : {
+          paymentId: r.payment_id,
+          providerReference: r.provider_reference ?? '',
+          settlementId: r.settlement_id,
+          currency: r.our_currency ?? '',
+          grossMinor: big(r.our_gross_minor) ?? 0n,
+          feeMinor: big(r.our_fee_minor) ?? 0n,
+          netMinor: big(r.our_net_minor) ?? 0n,
+          settledAt: r.our_settled_at,
+        },
+});
+
+/** Inserts the reconciliation unless one with the same inputs exists; false when it did. */
+export async function insertReconciliation(q: Queryable, r: Reconciliation, lines: readonly ComparedLine[]): Promise<boolean> {
+  const inserted = await q.query(
+    `INSERT INTO reconciliations (id, merchant_id, environment, connector, period_from, period_to, inputs_hash, status,
+       report_lines, matched_count, discrepancy_count, counts, api_version, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     ON CONFLICT (merchant_id, environment, connector, period_from, period_to, inputs_hash) DO NOTHING RETURNING id`,
+    [
+      r.id,
+      r.merchantId,
+      r.environment,
+      r.connector,
+      r.from,
+      r.to,
+      r.inputsHash,
+      r.status,
+      r.reportLines,
+      r.matchedCount,
+      r.discrepancyCount,
+      JSON.stringify(r.counts),
+      r.apiVersion,
+      r.createdAt,
+    ],
+  );
+  if (inserted.length === 0) return false;
+  // Bounded batches keep each statement's parameter count well under PostgreSQL's limit.
+  for (let start = 0; start < lines.length; start += 500) {
+    const values: unknown[] = [];
+    const rows = lines.slice(start, start + 500).map((l, i) => {
+      const b = i * 18;
+      values.push(
+        r.id,
+        r.merchantId,
+        r.environment,
+        start + i + 1,
+        l.result,
+        l.paymentId,
+        l.providerReference,
+        l.report?.currency ?? null,
+        l.report?.grossMinor ?? null,
+        l.report?.feeMinor ?? null,
+        l.report?.netMinor ?? null,
+        l.report?.settledAt ?? null,
+        l.ours?.currency ?? null,
+        l.ours?.grossMinor ?? null,
+        l.ours?.feeMinor ?? null,
+        l.ours?.netMinor ?? null,
+        l.ours?.settledAt ?? null,
+        l.ours?.settlementId ?? null,
+      );
+      return `(${Array.from({ length: 18 }, (_, k) => `$${b + k + 1}`).join(', ')})`;
+    });
+    await q.query(
+      `INSERT INTO reconciliation_lines (reconciliation_id, merchant_id, environment, seq, result, payment_id, provider_reference,
+         report_currency, report_gross_minor, report_fee_minor, report_net_minor, report_settled_at,
+         our_currency, our_gross_minor, our_fee_minor, our_net_minor, our_settled_at, settlement_id)
+       VALUES ${rows.join(', ')}`,
+      values,
+    );
+  }
+  return true;
+}
+
+export async function findReconciliationByInputs(
+  q: Queryable,
+  key: Pick<Reconciliation, 'merchantId' | 'environment' | 'connector' | 'from' | 'to' | 'inputsHash'>,
+): Promise<Reconciliation | undefined> {
+  const rows = await q.query<ReconciliationRow>(
+    `SELECT * FROM reconciliations WHERE merchant_id = $1 AND environment = $2 AND connector = $3
+       AND period_from = $4 AND period_to = $5 AND inputs_hash = $6`,
+    [key.merchantId, key.environment, key.connector, key.from, key.to, key.inputsHash],
+  );
+  return rows[0] === undefined ? undefined : fromRow(rows[0]);
+}
+
+export async function findReconciliation(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  id: string,
+): Promise<{ reconciliation: Reconciliation; lines: ComparedLine[] } | undefined> {
+  const rows = await q.query<ReconciliationRow>(
+    'SELECT * FROM reconciliations WHERE id = $1 AND merchant_id = $2 AND environment = $3',
+    [id, merchantId, environment],
+  );
+  if (rows[0] === undefined) return undefined;
+  const lines = await q.query<LineRow>(
+    'SELECT * FROM reconciliation_lines WHERE reconciliation_id = $1 AND merchant_id = $2 AND environment = $3 ORDER BY seq',
+    [id, merchantId, environment],
+  );
+  return { reconciliation: fromRow(rows[0]), lines: lines.map(lineFromRow) };
+}
+
+/**
+ * Our settled payments of one connector: those settled in [from, to), and those the report names
+ * (wherever they settled), so a line dated outside the window is still compared with our record.
+ */
+export async function findOurSettlements(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  connector: string,
+  window: { from: Date; to: Date },
+  named: readonly string[],
+): Promise<Map<string, OurSettlement>> {
+  const rows = await q.query<{
+    payment_id: string;
+    provider_reference: string;
+    settlement_id: string;
+    currency: string;
+    gross_minor: bigint;
+    fee_minor: bigint;
+    net_minor: bigint;
+    settled_at: Date;
+  }>(
+    `SELECT l.payment_id, l.provider_reference, l.settlement_id, s.currency, l.gross_minor, l.fee_minor, l.net_minor, l.settled_at
+     FROM settlement_lines l JOIN settlements s ON s.id = l.settlement_id
+     WHERE l.merchant_id = $1 AND l.environment = $2 AND s.connector = $3
+       AND ((l.settled_at >= $4 AND l.settled_at < $5) OR l.payment_id = ANY($6::text[]))`,
+    [merchantId, environment, connector, window.from, window.to, [...named]],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.payment_id,
+      {
+        paymentId: r.payment_id,
+        providerReference: r.provider_reference,
+        settlementId: r.settlement_id,
+        currency: r.currency,
+        grossMinor: BigInt(r.gross_minor),
+        feeMinor: BigInt(r.fee_minor),
+        netMinor: BigInt(r.net_minor),
+        settledAt: r.settled_at,
+      },
+    ]),
+  );
+}
+
+/** What the payer paid for each of these payments (the merchant's own only). */
+export async function findCaptured(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  paymentIds: readonly string[],
+): Promise<Map<string, Captured>> {
+  if (paymentIds.length === 0) return new Map();
+  const rows = await q.query<{ id: string; currency: string; amount_paid_minor: bigint }>(
+    'SELECT id, currency, amount_paid_minor FROM payments WHERE merchant_id = $1 AND environment = $2 AND id = ANY($3::text[])',
+    [merchantId, environment, [...paymentIds]],
+  );
+  return new Map(rows.map((r) => [r.id, { currency: r.currency, amountPaidMinor: BigInt(r.amount_paid_minor) }]));
+}

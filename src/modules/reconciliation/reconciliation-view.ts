@@ -1,0 +1,119 @@
+import { isCurrencyCode } from '../../lib/currencies.ts';
+import { formatMajorAmount, toMajorNumber } from '../../lib/money.ts';
+import { type ComparedLine, DISCREPANCY_KINDS } from './compare-report.ts';
+import type { Reconciliation } from './reconciliation-repo.ts';
+
+/**
+ * A reconciliation as the API shows it (JSON) and as a CSV export. Amounts are major units of
+ * their side's currency; a currency Tributary does not know (a provider's typo) cannot be scaled,
+ * so its amounts are shown in minor units, as the provider sent them.
+ */
+const major = (minor: bigint, currency: string): number =>
+  isCurrencyCode(currency) ? toMajorNumber(minor, currency) : Number(minor);
+const exact = (minor: bigint, currency: string): string =>
+  isCurrencyCode(currency) ? formatMajorAmount(minor, currency) : minor.toString();
+
+export function reconciliationSummaryView(r: Reconciliation) {
+  return {
+    id: r.id,
+    object: 'reconciliation' as const,
+    environment: r.environment,
+    connector: r.connector,
+    from: r.from.toISOString(),
+    to: r.to.toISOString(),
+    status: r.status,
+    summary: {
+      report_lines: r.reportLines,
+      matched: r.matchedCount,
+      discrepancies: r.discrepancyCount,
+      ...Object.fromEntries(DISCREPANCY_KINDS.map((k) => [k, r.counts[k] ?? 0])),
+    } as Record<string, number>,
+    created_at: r.createdAt.toISOString(),
+  };
+}
+
+export function reconciliationView(r: Reconciliation, lines: readonly ComparedLine[]) {
+  return {
+    ...reconciliationSummaryView(r),
+    lines: lines.map((l) => ({
+      result: l.result,
+      payment_id: l.paymentId,
+      provider_reference: l.providerReference,
+      report:
+        l.report === null
+          ? null
+          : {
+              currency: l.report.currency,
+              gross: major(l.report.grossMinor, l.report.currency),
+              fee: major(l.report.feeMinor, l.report.currency),
+              net: major(l.report.netMinor, l.report.currency),
+              settled_at: l.report.settledAt.toISOString(),
+            },
+      ours:
+        l.ours === null
+          ? null
+          : {
+              settlement_id: l.ours.settlementId,
+              currency: l.ours.currency,
+              gross: major(l.ours.grossMinor, l.ours.currency),
+              fee: major(l.ours.feeMinor, l.ours.currency),
+              net: major(l.ours.netMinor, l.ours.currency),
+              settled_at: l.ours.settledAt.toISOString(),
+            },
+    })),
+  };
+}
+
+export const CSV_COLUMNS = [
+  'result',
+  'payment_id',
+  'provider_reference',
+  'report_currency',
+  'report_gross',
+  'report_fee',
+  'report_net',
+  'report_settled_at',
+  'settlement_id',
+  'our_currency',
+  'our_gross',
+  'our_fee',
+  'our_net',
+  'our_settled_at',
+] as const;
+
+/**
+ * One CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF, quotes doubled. A text
+ * a spreadsheet would run as a formula (starting with = + - @, tab or CR) gets a leading `'`: the
+ * provider's references are not ours to trust. Amounts are never negative here, so none is touched.
+ */
+export function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/** The lines as CSV: a header row, then one row per line, CRLF line ends (RFC 4180). */
+export function reconciliationCsv(lines: readonly ComparedLine[]): string {
+  const rows = [CSV_COLUMNS.join(',')];
+  for (const l of lines) {
+    const r = l.report;
+    const o = l.ours;
+    const cells = [
+      l.result,
+      l.paymentId ?? '',
+      l.providerReference,
+      r?.currency ?? '',
+      r === null ? '' : exact(r.grossMinor, r.currency),
+      r === null ? '' : exact(r.feeMinor, r.currency),
+      r === null ? '' : exact(r.netMinor, r.currency),
+      r?.settledAt.toISOString() ?? '',
+      o?.settlementId ?? '',
+      o?.currency ?? '',
+      o === null ? '' : exact(o.grossMinor, o.currency),
+      o === null ? '' : exact(o.feeMinor, o.currency),
+      o === null ? '' : exact(o.netMinor, o.currency),
+      o?.settledAt.toISOString() ?? '',
+    ];
+    rows.push(cells.map(csvField).join(','));
+  }
+  return `${rows.join('\r\n')}\r\n`;
+}
