@@ -28,7 +28,9 @@ import { runSoak } from './soak.ts';
  *                                  the time goes (profiles kept in bench/profiles/)
  * Options: --store embedded|postgres (default both), --seconds N, --connections N (default 32),
  *          --soak-seconds N, --endpoints N (webhook endpoints of the dispatch scenario, default 8),
- *          --dispatch-only (only the webhook dispatch scenario: a development aid).
+ *          --dispatch-only (only the webhook dispatch scenario: a development aid),
+ *          --server-heap-mib N (soak: cap the server's V8 old space; a leak then fails the soak
+ *          instead of hiding behind a lazy garbage collector).
  * Writes bench/latest.json (not in --soak/--profile, which write their own files).
  */
 const { values } = parseArgs({
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     'dispatch-only': { type: 'boolean', default: false },
     endpoints: { type: 'string', default: '8' },
+    'server-heap-mib': { type: 'string' },
     soak: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     store: { type: 'string' },
@@ -224,7 +227,14 @@ async function benchmark(): Promise<void> {
 }
 
 if (values.soak) {
-  await runSoak({ stores, seconds: Number(values['soak-seconds']), connections, progress });
+  const heap = values['server-heap-mib'];
+  await runSoak({
+    stores,
+    seconds: Number(values['soak-seconds']),
+    connections,
+    progress,
+    serverNodeArgs: heap === undefined ? [] : [`--max-old-space-size=${Number(heap)}`],
+  });
 } else if (values.profile) {
   const dir = join(REPO_ROOT, 'bench/profiles', runId);
   mkdirSync(dir, { recursive: true });

@@ -63,8 +63,11 @@ export async function runSoak(o: {
   seconds: number;
   connections: number;
   progress: (m: string) => void;
+  serverNodeArgs: string[];
 }): Promise<void> {
-  const setups: BenchStore[] = await Promise.all(o.stores.map((s) => setupStore(s, [], { separateProviders: true })));
+  const setups: BenchStore[] = await Promise.all(
+    o.stores.map((s) => setupStore(s, o.serverNodeArgs, { separateProviders: true })),
+  );
   const perStore = Math.max(1, Math.floor(o.connections / setups.length));
   const samples = new Map<string, { t: number; v: number }[]>(setups.map((s) => [s.kind, []]));
   const providerSamples = new Map<string, { t: number; v: number }[]>(setups.map((s) => [s.kind, []]));
@@ -118,6 +121,7 @@ export async function runSoak(o: {
     machine: machine(),
     seconds: o.seconds,
     connections: o.connections,
+    server_node_args: o.serverNodeArgs,
     stores: setups.map((s) => ({
       store: s.kind,
       requests: totals.get(s.kind)?.requests ?? 0,
