@@ -5,6 +5,7 @@ import { MigrationError } from './db/migrate.ts';
 import { creationCompleterJob } from './jobs/creation-completer.ts';
 import { expirySweeperJob } from './jobs/expiry-sweeper.ts';
 import { notificationProcessor } from './jobs/notification-processor.ts';
+import { REFUND_SYNC_DELAY_MS, refundSyncJob } from './jobs/refund-sync.ts';
 import { statusSyncJob } from './jobs/status-sync.ts';
 import { startJobs } from './jobs/job-runner.ts';
 import { idempotencyRetentionJob } from './jobs/retention.ts';
@@ -145,6 +146,7 @@ async function main(config: Config): Promise<void> {
           processor.job,
           expirySweeperJob(providerCalls),
           statusSyncJob({ ...providerCalls, statusSyncDelayMs: config.statusSyncDelayMs, health }),
+          refundSyncJob({ ...providerCalls, refundSyncDelayMs: REFUND_SYNC_DELAY_MS }),
         ],
         log,
       )
