@@ -6,6 +6,7 @@ import type { Connector } from '../../src/connectors/core/connector.ts';
 import { ConnectorRegistry } from '../../src/connectors/core/registry.ts';
 import type { SandboxConnectorOptions } from '../../src/connectors/core/sandbox-wire.ts';
 import { sweepExpired } from '../../src/jobs/expiry-sweeper.ts';
+import { REFUND_SYNC_DELAY_MS, syncDueRefunds } from '../../src/jobs/refund-sync.ts';
 import { syncDueAttempts } from '../../src/jobs/status-sync.ts';
 import { type Clock, ManualClock } from '../../src/lib/clock.ts';
 import { type Failpoints, noFailpoints } from '../../src/lib/failpoints.ts';
@@ -60,6 +61,8 @@ export interface TestApp {
   /** Runs the expiry sweeper / status sync once, as the jobs do. */
   sweepExpired(): Promise<number>;
   syncStatuses(): Promise<number>;
+  /** Runs the refund sync job once (refunds due by the app's clock). */
+  syncRefunds(): Promise<number>;
   call(
     method: 'GET' | 'POST' | 'DELETE',
     url: string,
@@ -221,6 +224,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     sweepExpired: () => sweepExpired(lifecycle, 100),
     syncStatuses: () => syncDueAttempts({ ...lifecycle, statusSyncDelayMs: STATUS_SYNC_DELAY_MS, health }, 100),
+    syncRefunds: () => syncDueRefunds({ ...lifecycle, refundSyncDelayMs: REFUND_SYNC_DELAY_MS }, 100),
     async call(method, url, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       const key = opts.key === undefined ? a.sandboxKey : opts.key;

@@ -66,6 +66,7 @@ function examplePayment(overrides: Partial<Payment>): Record<string, unknown> {
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    reversalReason: null,
     settlementId: null,
     settledAt: null,
     feeMinor: null,
@@ -177,12 +178,13 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
     example: {
       object: examplePayment({
         status: 'reversed',
+        reversalReason: 'chargeback',
         version: 4,
         succeededAt: at(30),
         updatedAt: at(3 * 1440),
         closedAt: at(3 * 1440),
       }),
-      previous_attributes: { status: 'succeeded', closed_at: null },
+      previous_attributes: { status: 'succeeded', closed_at: null, reversal_reason: null },
     },
   },
   {

@@ -3,7 +3,7 @@ import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { Failpoints } from '../../lib/failpoints.ts';
 import { newId } from '../../lib/ids.ts';
-import { formatMajorAmount, parseMajorAmount } from '../../lib/money.ts';
+import { formatMajorAmount, parseMajorAmount, toMajorNumber } from '../../lib/money.ts';
 import { fingerprint } from '../idempotency/fingerprint.ts';
 import { deleteStartedKey, finishKey, getKey, holdsLease } from '../idempotency/idempotency-repo.ts';
 import {
@@ -243,9 +243,9 @@ async function holdRefund(
         [
           {
             field: 'amount',
-            refundable: formatMajorAmount(refundable > 0n ? refundable : 0n, c),
-            refunded: formatMajorAmount(committed.succeeded, c),
-            pending: formatMajorAmount(committed.pending, c),
+            refundable: toMajorNumber(refundable > 0n ? refundable : 0n, c),
+            refunded: toMajorNumber(committed.succeeded, c),
+            pending: toMajorNumber(committed.pending, c),
             currency: c,
           },
         ],

@@ -184,3 +184,22 @@ export async function rescheduleRefundSync(q: Queryable, id: string, nextSyncAt:
     nextSyncAt,
   ]);
 }
+
+/**
+ * Whose refund a provider notification is about (system-level: the notification is signed by the
+ * provider, and the refund must have been sent to that same connector).
+ */
+export async function findRefundOwner(
+  q: Queryable,
+  refundId: string,
+  connector: string,
+): Promise<{ merchantId: string; environment: Environment; paymentId: string; attemptId: string } | undefined> {
+  const rows = await q.query<{ merchant_id: string; environment: Environment; payment_id: string; attempt_id: string }>(
+    'SELECT merchant_id, environment, payment_id, attempt_id FROM refunds WHERE id = $1 AND connector = $2',
+    [refundId, connector],
+  );
+  const r = rows[0];
+  return r === undefined
+    ? undefined
+    : { merchantId: r.merchant_id, environment: r.environment, paymentId: r.payment_id, attemptId: r.attempt_id };
+}
