@@ -12,7 +12,6 @@ import { TEST_STORE } from '../harness/test-store.ts';
 describe(`refunds (${TEST_STORE})`, () => {
   const ctx = appForSuite();
   type Channel = 'bank' | 'ewallet' | 'counter';
-  const connectorOf = { bank: 'sandbox_bank', ewallet: 'sandbox_ewallet', counter: 'sandbox_counter' } as const;
 
   /** A succeeded payment of `amount` (major units) on `channel`. */
   const paid = async (amount = 100_000, channel: Channel = 'bank'): Promise<string> => {
