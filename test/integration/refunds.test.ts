@@ -367,3 +367,81 @@ describe(`refunds (${TEST_STORE})`, () => {
     assert.equal(bad.statusCode, 400);
   });
 });
+
+describe(`refunds: crash after the provider answered (${TEST_STORE})`, () => {
+  // A failpoint that throws once where the process would die: after the provider answered, before
+  // anything of its answer is stored.
+  let armed = false;
+  const failpoints = {
+    hit(name: string) {
+      if (name === 'refund.after_connector' && armed) {
+        armed = false;
+        throw new Error('failpoint refund.after_connector');
+      }
+    },
+  };
+  const ctx = appForSuite({ failpoints, idempotencyLeaseMs: 30_000 });
+
+  it('a retry with the same Idempotency-Key finishes the same refund, once', async () => {
+    const res = await ctx.t.call('POST', '/payment/create', { body: quickStart({ amount: 50_000, channel: 'bank' }) });
+    const id = String(json(res)['id']);
+    await ctx.t.call('POST', `/sandbox/payment/${id}/simulate`, { body: { outcome: 'succeeded' } });
+    await ctx.t.deliverNotifications();
+    const send = () =>
+      ctx.t.call('POST', `/payment/${id}/refund`, { body: { amount: 20_000 }, headers: { 'idempotency-key': 'crash-1' } });
+    armed = true;
+    const crashed = await send();
+    assert.equal(crashed.statusCode, 500);
+    // The dead run still holds the key until its lease expires.
+    const busy = await send();
+    assert.equal(busy.statusCode, 409);
+    assert.equal(json(busy)['code'], 'idempotency_request_in_progress');
+    ctx.clock.advance(30_001);
+    const resumed = await send();
+    assert.equal(resumed.statusCode, 201, resumed.body);
+    const refunds = await ctx.t.testStore.store.query<{ id: string; amount_minor: bigint }>(
+      'SELECT id, amount_minor FROM refunds WHERE payment_id = $1',
+      [id],
+    );
+    assert.equal(refunds.length, 1, 'one refund, not two');
+    assert.equal(json(resumed)['id'], refunds[0]?.id);
+    const replay = await send();
+    assert.equal(replay.body, resumed.body);
+    await ctx.t.deliverNotifications();
+    const done = json(await ctx.t.call('GET', `/refund/${refunds[0]?.id}`));
+    assert.equal(done['status'], 'succeeded');
+    assert.equal((await ctx.t.payment(id))['amount_refunded'], 20_000);
+    assert.deepEqual(await verifyLedger(ctx.t.testStore.store), []);
+  });
+});
+
+describe(`refunds: concurrent requests never exceed the payment (${TEST_STORE})`, () => {
+  const ctx = appForSuite();
+
+  it('20 concurrent refunds of 10,000 on a 100,000 payment: exactly 10 accepted, 10 refused, ledger balanced', async () => {
+    const res = await ctx.t.call('POST', '/payment/create', { body: quickStart({ amount: 100_000, channel: 'bank' }) });
+    const id = String(json(res)['id']);
+    await ctx.t.call('POST', `/sandbox/payment/${id}/simulate`, { body: { outcome: 'succeeded' } });
+    await ctx.t.deliverNotifications();
+    assert.equal((await ctx.t.payment(id))['status'], 'succeeded');
+    // On PostgreSQL these run in parallel sessions and queue on the payment row lock; the embedded
+    // store is one session and runs them one after another (the same rule, checked either way).
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        ctx.t.call('POST', `/payment/${id}/refund`, { body: { amount: 10_000 }, headers: { 'idempotency-key': `conc-${i}` } }),
+      ),
+    );
+    const statuses = answers.map((a) => a.statusCode).sort();
+    assert.equal(statuses.filter((s) => s === 201).length, 10, statuses.join(','));
+    assert.equal(statuses.filter((s) => s === 422).length, 10, statuses.join(','));
+    for (const a of answers.filter((x) => x.statusCode === 422)) assert.equal(json(a)['code'], 'refund_exceeds_captured');
+    await ctx.t.deliverNotifications();
+    assert.equal((await ctx.t.payment(id))['amount_refunded'], 100_000);
+    const sum = await ctx.t.testStore.store.query<{ s: bigint }>(
+      `SELECT sum(amount_minor)::bigint AS s FROM refunds WHERE payment_id = $1 AND status <> 'failed'`,
+      [id],
+    );
+    assert.equal(sum[0]?.s, 10_000_000n);
+    assert.deepEqual(await verifyLedger(ctx.t.testStore.store), []);
+  });
+});
