@@ -8,6 +8,7 @@ import {
   type FaultSpec,
   type Faults,
   type NotificationFault,
+  type RefundFault,
   type ProviderReply,
   type SimulateAction,
   SandboxProvider,
@@ -228,6 +229,14 @@ export function parseFaults(value: unknown): Faults | undefined {
     if (typeof f['latency_ms'] === 'number') spec.latencyMs = f['latency_ms'];
     if (typeof f['remaining'] === 'number') spec.remaining = f['remaining'];
     out[kind] = spec;
+  }
+  const r = v['refund'];
+  if (r !== undefined) {
+    if (!['pending', 'fail', 'decline', 'error', 'timeout'].includes(String(r['mode']))) return undefined;
+    const spec: RefundFault = { mode: r['mode'] as RefundFault['mode'] };
+    if (typeof r['delay_ms'] === 'number') spec.delayMs = r['delay_ms'];
+    if (typeof r['remaining'] === 'number') spec.remaining = r['remaining'];
+    out.refund = spec;
   }
   const n = v['notifications'];
   if (n !== undefined) {
