@@ -13,6 +13,17 @@ import { createPostgresSchema, dropPostgresSchema, postgresUrlWithSchema, TEST_S
  * dies after the provider answered but before it answered the client. A retry with the same key
  * on a new process finishes the SAME payment (same id, one row) instead of making another.
  */
+/** The store the test's server processes used (after they stopped). */
+const openStoreOf = (env: Record<string, string>) =>
+  TEST_STORE === 'postgres'
+    ? openPostgresStore({
+        connectionString: env['DATABASE_URL'] as string,
+        poolSize: 1,
+        connectTimeoutMs: 5_000,
+        statementTimeoutMs: 5_000,
+      })
+    : openEmbeddedStore({ dataDir: env['DATA_DIR'] as string, owner: 'test' });
+
 describe(`crash after the provider answered, before the response (${TEST_STORE})`, () => {
   const cleanups: (() => Promise<void>)[] = [];
   after(async () => {
@@ -68,15 +79,7 @@ describe(`crash after the provider answered, before the response (${TEST_STORE})
     await survivor.kill('SIGTERM');
 
     // Exactly one payment for this reference, and it is the one the crashed request started.
-    const store =
-      TEST_STORE === 'postgres'
-        ? await openPostgresStore({
-            connectionString: env['DATABASE_URL'] as string,
-            poolSize: 1,
-            connectTimeoutMs: 5_000,
-            statementTimeoutMs: 5_000,
-          })
-        : await openEmbeddedStore({ dataDir: env['DATA_DIR'] as string, owner: 'test' });
+    const store = await openStoreOf(env);
     try {
       const payments = await store.query<{ id: string }>("SELECT id FROM payments WHERE reference_no = 'crash-1'");
       assert.deepEqual(
@@ -201,15 +204,7 @@ describe(`crash after the provider answered, before the response (${TEST_STORE})
     await until(survivor.url, `/refund/${refund.id}`, 'succeeded');
     await survivor.kill('SIGTERM');
 
-    const store =
-      TEST_STORE === 'postgres'
-        ? await openPostgresStore({
-            connectionString: env['DATABASE_URL'] as string,
-            poolSize: 1,
-            connectTimeoutMs: 5_000,
-            statementTimeoutMs: 5_000,
-          })
-        : await openEmbeddedStore({ dataDir: env['DATA_DIR'] as string, owner: 'test' });
+    const store = await openStoreOf(env);
     try {
       const refunds = await store.query<{ id: string }>('SELECT id FROM refunds WHERE payment_id = $1', [payment.id]);
       assert.deepEqual(

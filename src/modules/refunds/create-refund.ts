@@ -5,13 +5,16 @@ import type { Failpoints } from '../../lib/failpoints.ts';
 import { newId } from '../../lib/ids.ts';
 import { formatMajorAmount, parseMajorAmount, toMajorNumber } from '../../lib/money.ts';
 import { fingerprint } from '../idempotency/fingerprint.ts';
-import { deleteStartedKey, finishKey, getKey, holdsLease } from '../idempotency/idempotency-repo.ts';
+import { deleteStartedKey, getKey, holdsLease } from '../idempotency/idempotency-repo.ts';
 import {
   existingKeyDecision,
+  finishKeyWithin,
+  inProgress,
   type KeyDecision,
   type KeyedOperation,
   type OperationResult,
   startKeyedOperation,
+  unlessLeaseLost,
 } from '../idempotency/idempotent-operation.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import { refundHoldEntry } from '../ledger/movements.ts';
@@ -124,7 +127,7 @@ export async function createRefund(
       await forget();
       return held;
     }
-    if (held.kind === 'lease_lost') return inProgress();
+    if (held.kind === 'lease_lost') return inProgress(1);
     refund = held.refund;
   }
 
@@ -137,39 +140,21 @@ export async function createRefund(
   deps.failpoints.hit('refund.after_connector');
 
   let body = '';
-  const recorded = await applyRefundOutcome(
-    deps,
-    { merchantId: principal.merchantId, environment: principal.environment, refundId: refund.id },
-    outcome,
-    async (tx, after) => {
-      body = JSON.stringify(refundView(after));
-      if (op === undefined || leaseToken === undefined) return;
-      const now = deps.clock.now();
-      const finished = await finishKey(tx, op.scope, {
-        leaseToken,
-        responseStatus: 201,
-        responseBody: body,
-        now,
-        expiresAt: new Date(now.getTime() + deps.idempotencyTtlMs),
-      });
-      // Our lease was taken over by a retry: roll back and let that retry's answer stand.
-      if (!finished) throw new LeaseLost();
-    },
-  ).catch((error: unknown) => {
-    if (error instanceof LeaseLost) return undefined;
-    throw error;
-  });
-  if (recorded === undefined) return inProgress();
+  const recorded = await unlessLeaseLost(
+    applyRefundOutcome(
+      deps,
+      { merchantId: principal.merchantId, environment: principal.environment, refundId: refund.id },
+      outcome,
+      async (tx, after) => {
+        body = JSON.stringify(refundView(after));
+        await finishKeyWithin(tx, keyDeps, op, leaseToken, { status: 201, body });
+      },
+    ),
+  );
+  if (recorded === undefined) return inProgress(1);
   if (recorded.kind === 'not_found') return notFound();
   return { kind: 'response', status: 201, body, replayed: false };
 }
-
-class LeaseLost extends Error {}
-
-const inProgress = (): Failure => ({
-  ...failure('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running.'),
-  retryAfterSeconds: 1,
-});
 
 /** The checks that need no lock (they are repeated under the lock where state can change). */
 async function checkRefundable(

@@ -5,7 +5,7 @@ import { ApiError } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { createRefund, type RefundDeps } from '../../../modules/refunds/create-refund.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { idempotencyKeyOf } from '../../idempotency-header.ts';
+import { emptyBodyAsObject, IdempotencyKeyHeadersSchema, idempotencyKeyOf } from '../../idempotency-header.ts';
 import { sendOperationResult } from '../../operation-reply.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { RefundBodySchema, RefundSchema } from '../../schemas/refund.schema.ts';
@@ -21,18 +21,11 @@ export function registerCreateRefund(app: FastifyInstance, deps: { refund: Refun
         description:
           'Refunds a `succeeded` payment, all of it (no `amount`) or part of it; several refunds per payment are allowed while their total (succeeded and pending ones) stays within what the payer paid (else 422 `refund_exceeds_captured`). Another state answers 409 `payment_state_conflict`; a channel without refunds (counter) 422 `refund_not_supported`. Answers 201 with the refund: `pending` while the provider works on it (it ends with `refund.succeeded` or `refund.failed`), or already `succeeded`/`failed`. Send an `Idempotency-Key` to make retries safe.',
         params: Type.Object({ id: Type.String({ maxLength: 64, description: '`pay_…`' }) }),
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ description: '1-255 printable ASCII characters; see docs/idempotency.md.' }),
-          ),
-        }),
+        headers: IdempotencyKeyHeadersSchema,
         body: RefundBodySchema,
         response: { 201: Type.Ref(RefundSchema), ...errorResponses },
       },
-      // The body is optional (`curl -X POST …/refund` refunds everything): no body means `{}`.
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
+      preValidation: emptyBodyAsObject,
     },
     async (request, reply) => {
       const principal = principalOf(request);
