@@ -5,10 +5,11 @@ import type { CreatePaymentResult } from '../payments/create-payment.ts';
 import { claimExpiredLease, finishKey, getKey, type IdempotencyScope, insertStartedKey } from './idempotency-repo.ts';
 
 /**
- * Idempotency-Key for the POSTs after create (cancel now; refund later): the same rules as create
+ * Idempotency-Key for the POSTs after create (cancel, refund): the same rules as create
  * (docs/idempotency.md) without recovery points, because these operations finish their key in the
  * same transaction as their state change. A run either commits both or neither, so a crash leaves
- * a started key whose lease expires and a retry simply runs again (the provider call is idempotent).
+ * a started key whose lease expires and a retry simply runs again (the provider call is idempotent;
+ * a refund finds the refund its key names, see create-refund.ts).
  */
 export type OperationResult = CreatePaymentResult;
 
