@@ -13,6 +13,9 @@ import type { RouteDeps } from './http/route-deps.ts';
 import { registerCreatePayment } from './http/routes/payment/create-payment.route.ts';
 import { registerGetPayment } from './http/routes/payment/get-payment.route.ts';
 import { registerListPayments } from './http/routes/payment/list-payments.route.ts';
+import { registerGetBalance } from './http/routes/balance/get-balance.route.ts';
+import { registerCreateRefund } from './http/routes/refund/create-refund.route.ts';
+import { registerGetRefund } from './http/routes/refund/get-refund.route.ts';
 import { registerListPaymentMethods } from './http/routes/payment-method/list-payment-methods.route.ts';
 import { registerPayPage } from './http/routes/pay/get-pay-page.route.ts';
 import { registerPayStatus } from './http/routes/pay/get-pay-status.route.ts';
@@ -25,6 +28,8 @@ import { ErrorBodySchema } from './http/schemas/error.schema.ts';
 import { PaymentSchema } from './http/schemas/payment.schema.ts';
 import { PaymentListSchema } from './http/schemas/payment-list.schema.ts';
 import { PaymentMethodListSchema, PaymentMethodSchema } from './http/schemas/payment-method.schema.ts';
+import { BalanceSchema, RefundSchema } from './http/schemas/refund.schema.ts';
+import { REFUND_SYNC_DELAY_MS } from './jobs/refund-sync.ts';
 import { openapiWebhooks } from './http/schemas/webhook.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Clock } from './lib/clock.ts';
@@ -62,6 +67,8 @@ export interface AppDeps {
   sandboxProviders?: SandboxProviders;
   health?: ConnectorHealthTracker;
   statusSyncDelayMs?: number;
+  /** First re-send of a refund the provider left pending (default REFUND_SYNC_DELAY_MS). */
+  refundSyncDelayMs?: number;
   /** Called when a provider notification was stored (main.ts starts processing at once). */
   onNotificationStored?: () => void;
 }
@@ -122,6 +129,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(PaymentListSchema);
   app.addSchema(PaymentMethodSchema);
   app.addSchema(PaymentMethodListSchema);
+  app.addSchema(RefundSchema);
+  app.addSchema(BalanceSchema);
   addWebhookSchemas(app);
   addMoneySchemas(app);
   await app.register(swagger, {
@@ -189,16 +198,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerPayStatus(app, routeDeps);
   registerWebhookRoutes(app, routeDeps);
   const lifecycle = { store: deps.store, clock: deps.clock, log: deps.log, publicBaseUrl: deps.publicBaseUrl };
-  registerMoneyRoutes(app, {
-    ...routeDeps,
-    reconcile: {
-      ...lifecycle,
-      connectors: deps.connectors,
-      connectorTimeoutMs: deps.connectorTimeoutMs,
-      idempotencyLeaseMs: deps.idempotencyLeaseMs,
-      idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
+  const keyedProviderCalls = {
+    ...lifecycle,
+    connectors: deps.connectors,
+    connectorTimeoutMs: deps.connectorTimeoutMs,
+    idempotencyLeaseMs: deps.idempotencyLeaseMs,
+    idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
+  };
+  registerMoneyRoutes(app, { ...routeDeps, reconcile: keyedProviderCalls });
+  registerCreateRefund(app, {
+    refund: {
+      ...keyedProviderCalls,
+      failpoints: deps.failpoints,
+      refundSyncDelayMs: deps.refundSyncDelayMs ?? REFUND_SYNC_DELAY_MS,
     },
   });
+  registerGetRefund(app, routeDeps);
+  registerGetBalance(app, routeDeps);
   await registerChannelRoutes(app, {
     cancelPayment: {
       ...lifecycle,

@@ -6,6 +6,7 @@ import { creationCompleterJob } from './jobs/creation-completer.ts';
 import { expirySweeperJob } from './jobs/expiry-sweeper.ts';
 import { notificationProcessor } from './jobs/notification-processor.ts';
 import { settlementIngestJob } from './jobs/settlement-ingest.ts';
+import { REFUND_SYNC_DELAY_MS, refundSyncJob } from './jobs/refund-sync.ts';
 import { statusSyncJob } from './jobs/status-sync.ts';
 import { embeddedMaintenanceJob } from './jobs/embedded-maintenance.ts';
 import { startJobs } from './jobs/job-runner.ts';
@@ -150,6 +151,7 @@ async function main(config: Config): Promise<void> {
           expirySweeperJob(providerCalls),
           statusSyncJob({ ...providerCalls, statusSyncDelayMs: config.statusSyncDelayMs, health }),
           settlementIngestJob(providerCalls, config.settlementIngestIntervalMs),
+          refundSyncJob({ ...providerCalls, refundSyncDelayMs: REFUND_SYNC_DELAY_MS }),
         ],
         log,
       )

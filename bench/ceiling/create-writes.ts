@@ -94,6 +94,7 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    reversalReason: null,
     settlementId: null,
     settledAt: null,
     feeMinor: null,

@@ -69,6 +69,16 @@ export const ERROR_CATALOGUE = {
     status: 422,
     description: "The payment's channel or connector does not support this operation.",
   },
+  refund_not_supported: {
+    status: 422,
+    description:
+      "The payment's channel or connector cannot refund (over-the-counter payments), or refunds only the whole amount; `details` names the channel.",
+  },
+  refund_exceeds_captured: {
+    status: 422,
+    description:
+      'The refund is larger than what is left of the payment: what the payer paid less succeeded and pending refunds. `details` gives what is still refundable.',
+  },
   webhook_endpoint_limit_reached: {
     status: 422,
     description: 'This merchant already has the maximum number of webhook endpoints in this environment (20); delete one first.',

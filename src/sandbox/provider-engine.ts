@@ -124,13 +124,48 @@ export interface SettlementReportFault {
   /** The provider's charge id the fault applies to. */
   chargeId: string;
 }
+/**
+ * Refund faults. Without one a refund answers PENDING and succeeds at the provider's next look
+ * (a re-send, `tick()`, or the next notification dispatch), then notifies.
+ * - `pending`: stays PENDING for `delayMs` (default 1 h), then succeeds;
+ * - `fail`: answers PENDING, then fails after `delayMs` (default 0) with REFUND_REJECTED;
+ * - `decline`: refuses at once (400 DECLINED), nothing is created;
+ * - `error`: 503, nothing is created;
+ * - `timeout`: the refund is created (PENDING) but the answer never comes.
+ */
+export type RefundFaultMode = 'pending' | 'fail' | 'decline' | 'error' | 'timeout';
+export interface RefundFault {
+  mode: RefundFaultMode;
+  delayMs?: number;
+  remaining?: number;
+}
 export interface Faults {
   create?: FaultSpec;
   query?: FaultSpec;
   close?: FaultSpec;
+  refund?: RefundFault;
   notifications?: NotificationFault;
   settlementReport?: SettlementReportFault[];
 }
+
+export type SandboxRefundState = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+export interface SandboxRefund {
+  id: string;
+  /** The caller's idempotency key (Tributary's refund id). */
+  externalId: string;
+  chargeId: string;
+  amountMinor: bigint;
+  fingerprint: string;
+  state: SandboxRefundState;
+  /** When the provider finishes it, and how. */
+  completeAt: Date;
+  outcome: 'SUCCEEDED' | 'FAILED';
+  failureCode: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const DEFAULT_REFUND_PENDING_MS = 3_600_000;
 
 /**
  * Magic amounts (whole major units, any currency where the amount is in range): a create with one
@@ -189,10 +224,7 @@ export class SandboxProvider {
   readonly #options: ProviderOptions;
   readonly #charges = new Map<string, SandboxCharge>();
   readonly #byExternalId = new Map<string, string>();
-  readonly #refunds = new Map<
-    string,
-    { id: string; chargeId: string; amountMinor: bigint; fingerprint: string; createdAt: Date }
-  >();
+  readonly #refunds = new Map<string, SandboxRefund>();
   readonly #timedOutOnce = new Set<string>();
   #outbox: OutboxItem[] = [];
   #dispatching: Promise<number> | undefined;
@@ -330,9 +362,14 @@ export class SandboxProvider {
     const fingerprint = `${b['charge_id']}:${amount}`;
     const existing = this.#refunds.get(idempotencyKey);
     if (existing !== undefined) {
+      // A re-sent refund: the same refund again, in its current state (how Tributary asks).
       if (existing.fingerprint !== fingerprint) return error(422, 'IDEMPOTENCY_KEY_REUSED', 'different refund for this key');
+      this.#refreshRefund(existing);
       return { status: 200, body: renderRefund(existing) };
     }
+    const fault = consume(this.faults.refund);
+    if (fault?.mode === 'error') return error(503, 'TEMPORARILY_UNAVAILABLE', 'simulated provider outage');
+    if (fault?.mode === 'decline') return error(400, 'DECLINED', 'simulated refund decline');
     const charge = this.#charges.get(b['charge_id']);
     if (charge === undefined) return error(404, 'NOT_FOUND', 'no such charge');
     if (charge.state !== 'paid') return error(409, 'NOT_REFUNDABLE', `charge is ${charge.state}`);
@@ -340,15 +377,53 @@ export class SandboxProvider {
       return error(422, 'AMOUNT_EXCEEDS_PAID', 'refunds may not exceed the paid amount');
     }
     charge.amountRefundedMinor += amount;
-    const refund = {
+    const now = this.#now();
+    const delayMs =
+      fault?.mode === 'pending'
+        ? (fault.delayMs ?? DEFAULT_REFUND_PENDING_MS)
+        : fault?.mode === 'fail'
+          ? (fault.delayMs ?? 0)
+          : 0;
+    const refund: SandboxRefund = {
       id: `rfd_${randomBytes(8).toString('hex')}`,
+      externalId: idempotencyKey,
       chargeId: charge.id,
       amountMinor: amount,
       fingerprint,
-      createdAt: this.#now(),
+      state: 'PENDING',
+      completeAt: new Date(now.getTime() + delayMs),
+      outcome: fault?.mode === 'fail' ? 'FAILED' : 'SUCCEEDED',
+      failureCode: null,
+      createdAt: now,
+      updatedAt: now,
     };
     this.#refunds.set(idempotencyKey, refund);
-    return { status: 201, body: renderRefund(refund) };
+    const reply: ProviderReply = { status: 201, body: renderRefund(refund) };
+    // Like a create that hangs: the refund exists, the caller never hears about it.
+    return fault?.mode === 'timeout' ? { ...reply, holdMs: null } : reply;
+  }
+
+  /** Finishes a pending refund whose time has come and notifies. True when it finished now. */
+  #refreshRefund(refund: SandboxRefund): boolean {
+    if (refund.state !== 'PENDING' || this.#now() < refund.completeAt) return false;
+    refund.state = refund.outcome;
+    refund.updatedAt = this.#now();
+    if (refund.outcome === 'FAILED') {
+      refund.failureCode = 'REFUND_REJECTED';
+      const charge = this.#charges.get(refund.chargeId);
+      if (charge !== undefined) charge.amountRefundedMinor -= refund.amountMinor;
+    }
+    this.#enqueueRefund(refund);
+    return true;
+  }
+
+  /** The sandbox's control for refunds: finish a pending refund now, as `outcome`. */
+  completeRefund(externalId: string, outcome: 'SUCCEEDED' | 'FAILED'): boolean {
+    const refund = this.#refunds.get(externalId);
+    if (refund === undefined || refund.state !== 'PENDING') return false;
+    refund.outcome = outcome;
+    refund.completeAt = this.#now();
+    return this.#refreshRefund(refund);
   }
 
   /** Settled charges whose settlement time is in [from, to), with the report faults applied. */
@@ -470,17 +545,22 @@ export class SandboxProvider {
 
   /** Expires open charges whose time has come (the provider's own expiry). Returns how many. */
   tick(): number {
-    let expired = 0;
+    let changed = 0;
     for (const charge of this.#charges.values()) {
-      if (this.#refresh(charge)) expired += 1;
+      if (this.#refresh(charge)) changed += 1;
+    }
+    for (const refund of this.#refunds.values()) {
+      if (this.#refreshRefund(refund)) changed += 1;
     }
     this.#settleDue();
-    return expired;
+    return changed;
   }
 
   /** Sends the notifications that are due, oldest first. One run at a time. */
   async dispatchDue(): Promise<number> {
     if (this.#dispatching !== undefined) return this.#dispatching;
+    // Refunds whose time has come finish now, so their notifications go out in this dispatch.
+    for (const refund of this.#refunds.values()) this.#refreshRefund(refund);
     this.#dispatching = this.#dispatch().finally(() => {
       this.#dispatching = undefined;
     });
@@ -586,6 +666,20 @@ export class SandboxProvider {
   }
 
   #enqueue(charge: SandboxCharge): void {
+    this.#queue(charge.id, charge.sequence, (eventId, now) => this.dialect.renderNotification(eventId, charge, now));
+  }
+
+  /** A refund's notification: a change of the refund, in the providers' common refund shape. */
+  #enqueueRefund(refund: SandboxRefund): void {
+    this.#queue(refund.chargeId, 0, (eventId, now) => ({
+      id: eventId,
+      event: 'refund.status_changed',
+      created: now.toISOString(),
+      refund: renderRefund(refund),
+    }));
+  }
+
+  #queue(chargeId: string, sequence: number, render: (eventId: string, now: Date) => Record<string, unknown>): void {
     const now = this.#now();
     const fault = this.#takeNotificationFault();
     if (fault?.mode === 'drop') {
@@ -593,11 +687,11 @@ export class SandboxProvider {
       return;
     }
     const eventId = `${this.dialect.referencePrefix}evt_${randomBytes(8).toString('hex')}`;
-    const body = JSON.stringify(this.dialect.renderNotification(eventId, charge, now));
+    const body = JSON.stringify(render(eventId, now));
     const item: OutboxItem = {
       eventId,
-      chargeId: charge.id,
-      sequence: charge.sequence,
+      chargeId,
+      sequence,
       body,
       deliverAt: fault?.mode === 'delay' ? new Date(now.getTime() + (fault.delayMs ?? 0)) : now,
       attempts: 0,
@@ -639,13 +733,16 @@ function error(status: number, code: string, message: string): ProviderReply {
   return { status, body: { error_code: code, message } };
 }
 
-function renderRefund(r: { id: string; chargeId: string; amountMinor: bigint; createdAt: Date }) {
+function renderRefund(r: SandboxRefund) {
   return {
     id: r.id,
+    external_id: r.externalId,
     charge_id: r.chargeId,
     amount_minor: r.amountMinor.toString(),
-    status: 'SUCCEEDED',
+    status: r.state,
+    failure_code: r.failureCode,
     created: r.createdAt.toISOString(),
+    updated: r.updatedAt.toISOString(),
   };
 }
 

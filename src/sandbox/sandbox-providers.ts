@@ -8,6 +8,7 @@ import {
   type FaultSpec,
   type Faults,
   type NotificationFault,
+  type RefundFault,
   type ProviderReply,
   SETTLEMENT_REPORT_FAULT_KINDS,
   type SettlementReportFault,
@@ -234,6 +235,14 @@ export function parseFaults(value: unknown): Faults | undefined {
     if (typeof f['remaining'] === 'number') spec.remaining = f['remaining'];
     out[kind] = spec;
   }
+  const r = v['refund'];
+  if (r !== undefined) {
+    if (!['pending', 'fail', 'decline', 'error', 'timeout'].includes(String(r['mode']))) return undefined;
+    const spec: RefundFault = { mode: r['mode'] as RefundFault['mode'] };
+    if (typeof r['delay_ms'] === 'number') spec.delayMs = r['delay_ms'];
+    if (typeof r['remaining'] === 'number') spec.remaining = r['remaining'];
+    out.refund = spec;
+  }
   const n = v['notifications'];
   if (n !== undefined) {
     if (!['drop', 'duplicate', 'hold', 'delay'].includes(String(n['mode']))) return undefined;
@@ -242,11 +251,11 @@ export function parseFaults(value: unknown): Faults | undefined {
     if (typeof n['remaining'] === 'number') spec.remaining = n['remaining'];
     out.notifications = spec;
   }
-  const r = v['settlement_report'] as unknown;
-  if (r !== undefined) {
-    if (!Array.isArray(r)) return undefined;
+  const sr = v['settlement_report'] as unknown;
+  if (sr !== undefined) {
+    if (!Array.isArray(sr)) return undefined;
     const report: SettlementReportFault[] = [];
-    for (const f of r as unknown[]) {
+    for (const f of sr as unknown[]) {
       const item = (f ?? {}) as Record<string, unknown>;
       const kind = SETTLEMENT_REPORT_FAULT_KINDS.find((k) => k === item['kind']);
       if (kind === undefined || typeof item['charge_id'] !== 'string') return undefined;

@@ -234,8 +234,10 @@ export function connectorContract(name: string, makeHarness: () => Promise<Contr
         return;
       }
       assert.ok(first.kind === 'succeeded' || first.kind === 'pending', JSON.stringify(first));
+      // A re-sent refund is the same refund, in its current state (a pending one may have finished).
       const again = await h.connector.refund(refund, ctx());
-      assert.deepEqual(again, first, 'a re-sent refund is the same refund');
+      assert.ok(again.kind === 'succeeded' || again.kind === 'pending', JSON.stringify(again));
+      assert.equal(again.providerRefundId, first.providerRefundId, 'a re-sent refund is the same refund');
     });
 
     it('reports settled charges with gross = fee + net', async () => {

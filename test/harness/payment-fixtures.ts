@@ -84,6 +84,7 @@ export async function seedPayment(q: Queryable, o: SeedOptions): Promise<Payment
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    reversalReason: null,
     settlementId: null,
     settledAt: null,
     feeMinor: null,

@@ -7,6 +7,7 @@ import { ConnectorRegistry } from '../../src/connectors/core/registry.ts';
 import type { SandboxConnectorOptions } from '../../src/connectors/core/sandbox-wire.ts';
 import { sweepExpired } from '../../src/jobs/expiry-sweeper.ts';
 import { type IngestSummary, ingestSettlements } from '../../src/modules/settlement/settlement-ingest.ts';
+import { REFUND_SYNC_DELAY_MS, syncDueRefunds } from '../../src/jobs/refund-sync.ts';
 import { syncDueAttempts } from '../../src/jobs/status-sync.ts';
 import { type Clock, ManualClock } from '../../src/lib/clock.ts';
 import { type Failpoints, noFailpoints } from '../../src/lib/failpoints.ts';
@@ -63,6 +64,8 @@ export interface TestApp {
   syncStatuses(): Promise<number>;
   /** Runs the settlement ingestion once, as its job does (all settling connectors, or one). */
   ingestSettlements(connector?: string): Promise<IngestSummary>;
+  /** Runs the refund sync job once (refunds due by the app's clock). */
+  syncRefunds(): Promise<number>;
   call(
     method: 'GET' | 'POST' | 'DELETE',
     url: string,
@@ -228,6 +231,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     sweepExpired: () => sweepExpired(lifecycle, 100),
     syncStatuses: () => syncDueAttempts({ ...lifecycle, statusSyncDelayMs: STATUS_SYNC_DELAY_MS, health }, 100),
     ingestSettlements: (connector) => ingestSettlements(lifecycle, connector),
+    syncRefunds: () => syncDueRefunds({ ...lifecycle, refundSyncDelayMs: REFUND_SYNC_DELAY_MS }, 100),
     async call(method, url, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       const key = opts.key === undefined ? a.sandboxKey : opts.key;

@@ -64,6 +64,13 @@ const CREATORS: Record<string, { prefix: string; create: Creator }> = {
     create: async ({ url, key }) => {
       const payment = await createPayment({ url, key });
       await call(url, 'POST', `/sandbox/payment/${payment}/simulate`, { key, body: { outcome: 'succeeded' } });
+      // The provider's notification reaches the server's processor on its own (a real process):
+      // wait, bounded, until the payment has succeeded.
+      for (let i = 0; i < 100; i += 1) {
+        const res = await call(url, 'GET', `/payment/${payment}`, { key });
+        if (res.ok && res.json()['status'] === 'succeeded') break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       return idIn(await call(url, 'POST', `/payment/${payment}/refund`, { key, body: {} }), 'ref');
     },
   },

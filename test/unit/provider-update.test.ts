@@ -48,6 +48,7 @@ function payment(): Payment {
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    reversalReason: null,
     settlementId: null,
     settledAt: null,
     feeMinor: null,

@@ -6,6 +6,7 @@ import { parseFailpoints } from '../../src/lib/failpoints.ts';
 import { redactSecrets } from '../../src/lib/logger.ts';
 import { canonicalJson, fingerprint } from '../../src/modules/idempotency/fingerprint.ts';
 import { API_KEY_PATTERN, environmentOfKey, generateApiKey, hashApiKey } from '../../src/modules/merchants/api-key.ts';
+import { parseFaults } from '../../src/sandbox/sandbox-providers.ts';
 
 describe('ids', () => {
   it('are prefixed, 26 Crockford characters, time-ordered and unique', () => {
@@ -76,5 +77,15 @@ describe('config', () => {
     assert.throws(() => loadConfig({ TRIBUTARY_SECRET: 'short' }), ConfigError);
     assert.throws(() => loadConfig({ IDEMPOTENCY_TTL_HOURS: '1' }), ConfigError);
     assert.deepEqual(loadConfig({ WEBHOOK_ALLOWLIST: '127.0.0.1, ::1 ,' }).webhookAllowlist, ['127.0.0.1', '::1']);
+  });
+});
+
+describe('sandbox control API faults', () => {
+  it('reads refund faults with their delay and count, and refuses unknown modes', () => {
+    assert.deepEqual(parseFaults({ refund: { mode: 'fail', delay_ms: 5_000, remaining: 2 } }), {
+      refund: { mode: 'fail', delayMs: 5_000, remaining: 2 },
+    });
+    assert.deepEqual(parseFaults({ refund: { mode: 'pending' } }), { refund: { mode: 'pending' } });
+    assert.equal(parseFaults({ refund: { mode: 'explode' } }), undefined);
   });
 });

@@ -192,7 +192,18 @@ export interface InboundNotification {
 
 export type VerifyResult = { ok: true } | { ok: false; reason: 'missing_signature' | 'bad_signature' | 'stale_timestamp' };
 
+/** The provider's view of one refund (a refund answer or a refund notification). */
+export interface RefundReport {
+  providerRefundId: string;
+  /** Our refund id, echoed by the provider (its idempotency key). */
+  refundId: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  failureCode: string | null;
+}
+
 export type ParsedNotification = { ok: true; eventId: string; snapshot: ChargeSnapshot } | { ok: false; reason: string };
+
+export type ParsedRefundNotification = { ok: true; eventId: string; refund: RefundReport } | { ok: false; reason: string };
 
 export interface SettlementEntry {
   providerReference: string;
@@ -241,12 +252,18 @@ export interface Connector {
   cancelCharge(request: CancelRequest, ctx: CallContext): Promise<CancelOutcome>;
   /** The provider's current view of a charge (status sync, expiry). */
   queryCharge(request: QueryRequest, ctx: CallContext): Promise<QueryOutcome>;
-  /** Refund all or part of a paid charge, idempotent by `refundId`. Wired to the API by the refund issue. */
+  /** Refund all or part of a paid charge, idempotent by `refundId` (`POST /payment/{id}/refund`). */
   refund(request: RefundRequest, ctx: CallContext): Promise<RefundOutcome>;
   /** Signature and replay-window check over the exact received bytes. No I/O. */
   verifyNotification(notification: InboundNotification, now: Date): VerifyResult;
   /** The body of a verified notification in our vocabulary. No I/O. */
   parseNotification(rawBody: string): ParsedNotification;
+  /**
+   * A verified notification about a refund, or undefined when the body is not one (then it is a
+   * charge notification for `parseNotification`). Absent on connectors whose provider does not
+   * notify refunds (the refund sync job finishes their refunds). No I/O.
+   */
+  parseRefundNotification?(rawBody: string): ParsedRefundNotification | undefined;
   /** The provider's settlement report for [from, to): settlement ingestion and reconciliation read it. */
   fetchSettlementReport(request: { from: Date; to: Date }, ctx: CallContext): Promise<SettlementReportOutcome>;
   /** Present only on simulators. */

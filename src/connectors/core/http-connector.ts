@@ -8,7 +8,9 @@ import type {
   Environment,
   Instructions,
   ParsedNotification,
+  ParsedRefundNotification,
   ProviderChargeStatus,
+  RefundReport,
   RefundRequest,
   SettlementEntry,
   SimulatedOutcome,
@@ -38,8 +40,10 @@ export interface Transformers {
   toIssued(body: unknown): { providerReference: string; instructions: Instructions; expiresAt: Date } | undefined;
   toSnapshot(body: unknown): ChargeSnapshot | undefined;
   parseNotification(rawBody: string): ParsedNotification;
+  /** See Connector.parseRefundNotification (providers that notify refunds). */
+  parseRefundNotification?(rawBody: string): ParsedRefundNotification | undefined;
   refundBody(request: RefundRequest): unknown;
-  toRefund(body: unknown): { providerRefundId: string; status: 'succeeded' | 'pending' } | undefined;
+  toRefund(body: unknown): Pick<RefundReport, 'providerRefundId' | 'status' | 'failureCode'> | undefined;
   toSettlementEntries(body: unknown): SettlementEntry[] | undefined;
   /** The provider's simulate action for one of our simulated outcomes (simulators only). */
   simulateBody?(outcome: SimulatedOutcome, amountMinor: bigint | null): unknown;
@@ -133,6 +137,9 @@ export function createHttpConnector(spec: HttpConnectorSpec): Connector {
       if (res.status === 200 || res.status === 201) {
         const refund = t.toRefund(res.body);
         if (refund === undefined) return unreadable('refund');
+        if (refund.status === 'failed') {
+          return { kind: 'refused', code: refund.failureCode ?? 'refund_failed', message: 'the provider failed the refund' };
+        }
         return { kind: refund.status, providerRefundId: refund.providerRefundId };
       }
       return { kind: 'refused', code: errorCodeOf(res.body, `http_${res.status}`), message: messageOf(res.body, 'refused') };
@@ -149,6 +156,7 @@ export function createHttpConnector(spec: HttpConnectorSpec): Connector {
     },
 
     parseNotification: (rawBody) => t.parseNotification(rawBody),
+    ...(t.parseRefundNotification === undefined ? {} : { parseRefundNotification: t.parseRefundNotification }),
 
     async fetchSettlementReport(request, ctx) {
       const query = `from=${enc(request.from.toISOString())}&to=${enc(request.to.toISOString())}`;

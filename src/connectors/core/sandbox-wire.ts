@@ -1,6 +1,6 @@
 import type { Logger } from '../../lib/logger.ts';
 import type { ProviderHttpOptions } from './provider-http.ts';
-import type { RefundRequest, SettlementEntry, SimulatedOutcome } from './connector.ts';
+import type { ParsedRefundNotification, RefundReport, RefundRequest, SettlementEntry, SimulatedOutcome } from './connector.ts';
 import { date, isRecord, minor, ownerFromMetadata, str } from './http-connector.ts';
 
 /**
@@ -42,12 +42,39 @@ export function sandboxRefundBody(r: RefundRequest): unknown {
   return { charge_id: r.providerReference, amount_minor: r.amountMinor.toString(), reason: r.reason };
 }
 
-/** The sandbox providers' refund answer. */
-export function sandboxRefund(body: unknown): { providerRefundId: string; status: 'succeeded' | 'pending' } | undefined {
+const REFUND_STATUS_MAP: Readonly<Record<string, RefundReport['status']>> = {
+  PENDING: 'pending',
+  SUCCEEDED: 'succeeded',
+  FAILED: 'failed',
+};
+
+/** The sandbox providers' refund (an answer, or the `refund` of a notification). */
+export function sandboxRefund(body: unknown): RefundReport | undefined {
   if (!isRecord(body)) return undefined;
   const id = str(body['id']);
-  if (id === undefined) return undefined;
-  return { providerRefundId: id, status: body['status'] === 'SUCCEEDED' ? 'succeeded' : 'pending' };
+  const refundId = str(body['external_id']);
+  const status = REFUND_STATUS_MAP[str(body['status']) ?? ''];
+  if (id === undefined || refundId === undefined || status === undefined) return undefined;
+  const failureCode = str(body['failure_code'])?.toLowerCase() ?? (status === 'failed' ? 'refund_failed' : null);
+  return { providerRefundId: id, refundId, status, failureCode };
+}
+
+/**
+ * A sandbox provider's refund notification (`refund.status_changed`), or undefined when the body
+ * is something else (a charge notification: the connector's own parser reads it).
+ */
+export function sandboxRefundNotification(rawBody: string): ParsedRefundNotification | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(body) || body['event'] !== 'refund.status_changed') return undefined;
+  const eventId = str(body['id']);
+  const refund = sandboxRefund(body['refund']);
+  if (eventId === undefined || refund === undefined) return { ok: false, reason: 'unreadable refund notification' };
+  return { ok: true, eventId, refund };
 }
 
 /** The sandbox providers' simulate actions for our outcomes. */

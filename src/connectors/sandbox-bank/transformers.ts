@@ -11,7 +11,13 @@ import {
   str,
   type Transformers,
 } from '../core/http-connector.ts';
-import { sandboxRefund, sandboxRefundBody, sandboxSettlementEntries, sandboxSimulateBody } from '../core/sandbox-wire.ts';
+import {
+  sandboxRefund,
+  sandboxRefundBody,
+  sandboxRefundNotification,
+  sandboxSettlementEntries,
+  sandboxSimulateBody,
+} from '../core/sandbox-wire.ts';
 
 /**
  * Sandbox Bank wire format ↔ domain. Amounts are decimal strings in major units (`"150000.00"`),
@@ -104,6 +110,7 @@ export const bankTransformers: Transformers = {
   },
 
   parseNotification: (rawBody) => parseEnvelope(rawBody, { eventId: 'id', charge: 'data' }, bankTransformers.toSnapshot),
+  parseRefundNotification: sandboxRefundNotification,
   refundBody: sandboxRefundBody,
   toRefund: sandboxRefund,
   toSettlementEntries: sandboxSettlementEntries,

@@ -10,7 +10,13 @@ import {
   str,
   type Transformers,
 } from '../core/http-connector.ts';
-import { sandboxRefund, sandboxRefundBody, sandboxSettlementEntries, sandboxSimulateBody } from '../core/sandbox-wire.ts';
+import {
+  sandboxRefund,
+  sandboxRefundBody,
+  sandboxRefundNotification,
+  sandboxSettlementEntries,
+  sandboxSimulateBody,
+} from '../core/sandbox-wire.ts';
 
 /** Sandbox e-wallet wire format ↔ domain. Amounts are integer strings of minor units. */
 export const EWALLET_WIRE_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'EXPIRED', 'VOIDED', 'REVERSED'] as const;
@@ -85,6 +91,7 @@ export const ewalletTransformers: Transformers = {
   },
 
   parseNotification: (rawBody) => parseEnvelope(rawBody, { eventId: 'event_id', charge: 'data' }, ewalletTransformers.toSnapshot),
+  parseRefundNotification: sandboxRefundNotification,
   refundBody: sandboxRefundBody,
   toRefund: sandboxRefund,
   toSettlementEntries: sandboxSettlementEntries,

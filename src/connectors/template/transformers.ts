@@ -103,7 +103,11 @@ export const exampleTransformers: Transformers = {
 
   toRefund(body) {
     if (!isRecord(body) || str(body['id']) === undefined) return undefined;
-    return { providerRefundId: String(body['id']), status: body['state'] === 'DONE' ? 'succeeded' : 'pending' };
+    return {
+      providerRefundId: String(body['id']),
+      status: body['state'] === 'DONE' ? 'succeeded' : 'pending',
+      failureCode: null,
+    };
   },
 
   toSettlementEntries(body) {

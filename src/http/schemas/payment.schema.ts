@@ -228,6 +228,12 @@ export const PaymentSchema = Type.Object(
         description: 'Set when the payment was canceled with a reason.',
       }),
     ),
+    reversal_reason: Nullable(
+      Type.String({
+        description:
+          'Set when the provider reversed the payment: `chargeback` (bank, e-wallet), `counter_reversal` (counter), or the code the provider reported.',
+      }),
+    ),
     routing: Nullable(RoutingSchema),
   },
   { $id: 'Payment', additionalProperties: false },

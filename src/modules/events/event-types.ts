@@ -2,6 +2,7 @@ import type { CurrencyCode } from '../../lib/currencies.ts';
 import { paymentView } from '../payments/payment-view.ts';
 import { reconciliationSummaryView } from '../reconciliation/reconciliation-view.ts';
 import type { Payment } from '../payments/payment-types.ts';
+import { refundView } from '../refunds/refund-view.ts';
 import { endpointView } from '../webhooks/endpoint-view.ts';
 
 /**
@@ -10,10 +11,8 @@ import { endpointView } from '../webhooks/endpoint-view.ts';
  * document and docs/webhook-events.md (generated). Adding a type is not a breaking change;
  * receivers must ignore types they do not know.
  *
- * Payment examples are built by the real payment view, so they cannot drift from what is sent.
- * Reconciliation examples come from the real reconciliation view. Refund examples are illustrative
- * until that object has a schema of its own (`objectSchema` names it; the OpenAPI document uses it
- * as soon as it is registered).
+ * Payment, refund and reconciliation examples are built by the real views, so they cannot drift
+ * from what is sent (`objectSchema` names each object's schema in the OpenAPI document).
  */
 export type EventObjectType = 'payment' | 'refund' | 'reconciliation' | 'webhook_endpoint';
 
@@ -29,7 +28,6 @@ export interface EventTypeInfo {
 const EXAMPLE_BASE_URL = 'https://api.tributary.example';
 const T0 = new Date('2026-11-02T03:04:05.000Z');
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
-const iso = (minutes: number) => at(minutes).toISOString();
 
 function examplePayment(overrides: Partial<Payment>): Record<string, unknown> {
   const payment: Payment = {
@@ -68,6 +66,7 @@ function examplePayment(overrides: Partial<Payment>): Record<string, unknown> {
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    reversalReason: null,
     settlementId: null,
     settledAt: null,
     feeMinor: null,
@@ -77,19 +76,29 @@ function examplePayment(overrides: Partial<Payment>): Record<string, unknown> {
   return paymentView(payment, EXAMPLE_BASE_URL);
 }
 
-const exampleRefund = (status: 'succeeded' | 'failed') => ({
-  id: 'ref_01KA2B9Z8Y7X6W5V4T3S2R1Q0P',
-  object: 'refund',
-  payment_id: 'pay_01KA2B3C4D5E6F7G8H9J0KMNPQ',
-  amount: 50000,
-  currency: 'IDR',
-  status,
-  reason: 'requested_by_customer',
-  failure_code: status === 'failed' ? 'provider_declined' : null,
-  version: 2,
-  created_at: iso(120),
-  updated_at: iso(121),
-});
+const exampleRefund = (status: 'succeeded' | 'failed'): Record<string, unknown> =>
+  refundView({
+    id: 'ref_01KA2B9Z8Y7X6W5V4T3S2R1Q0P',
+    merchantId: 'mer_01KA0000000000000000000000',
+    environment: 'production',
+    paymentId: 'pay_01KA2B3C4D5E6F7G8H9J0KMNPQ',
+    attemptId: 'att_01KA2B3C4D5E6F7G8H9J0KMNPQ',
+    connector: 'sandbox_bank',
+    amountMinor: 5_000_000n,
+    currency: 'IDR' as CurrencyCode,
+    status,
+    reason: 'requested_by_customer',
+    failureCode: status === 'failed' ? 'refund_rejected' : null,
+    failureMessage: status === 'failed' ? 'the provider failed the refund' : null,
+    providerRefundId: 'rfd_5f2c9a0e1b7d4c3a',
+    heldFrom: 'merchant_pending',
+    version: 2,
+    nextSyncAt: null,
+    syncCount: 0,
+    createdAt: at(120),
+    updatedAt: at(121),
+    completedAt: at(121),
+  });
 
 const exampleReconciliation = (discrepancies: boolean) =>
   reconciliationSummaryView({
@@ -202,12 +211,13 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
     example: {
       object: examplePayment({
         status: 'reversed',
+        reversalReason: 'chargeback',
         version: 4,
         succeededAt: at(30),
         updatedAt: at(3 * 1440),
         closedAt: at(3 * 1440),
       }),
-      previous_attributes: { status: 'succeeded', closed_at: null },
+      previous_attributes: { status: 'succeeded', closed_at: null, reversal_reason: null },
     },
   },
   {
@@ -215,14 +225,17 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
     objectType: 'refund',
     objectSchema: 'Refund',
     description: 'A refund reached the payer. The payment’s `amount_refunded` includes it.',
-    example: { object: exampleRefund('succeeded'), previous_attributes: { status: 'pending' } },
+    example: { object: exampleRefund('succeeded'), previous_attributes: { status: 'pending', completed_at: null } },
   },
   {
     type: 'refund.failed',
     objectType: 'refund',
     objectSchema: 'Refund',
     description: 'A refund could not be made; no money moved.',
-    example: { object: exampleRefund('failed'), previous_attributes: { status: 'pending', failure_code: null } },
+    example: {
+      object: exampleRefund('failed'),
+      previous_attributes: { status: 'pending', failure_code: null, failure_message: null, completed_at: null },
+    },
   },
   {
     type: 'reconciliation.completed',

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../../db/store.ts';
+import type { Queryable, Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CreatePaymentResult } from '../payments/create-payment.ts';
 import { fingerprint } from './fingerprint.ts';
-import { claimExpiredLease, getKey, type IdempotencyScope, insertStartedKey } from './idempotency-repo.ts';
+import { claimExpiredLease, finishKey, getKey, type IdempotencyScope, insertStartedKey } from './idempotency-repo.ts';
 
 /**
- * Idempotency-Key for the POSTs after create (cancel now; refund later): the same rules as create
+ * Idempotency-Key for the POSTs after create (cancel, refund): the same rules as create
  * (docs/idempotency.md) without recovery points, because these operations finish their key in the
  * same transaction as their state change. A run either commits both or neither, so a crash leaves
- * a started key whose lease expires and a retry simply runs again (the provider call is idempotent).
+ * a started key whose lease expires and a retry simply runs again (the provider call is idempotent;
+ * a refund finds the refund its key names, see create-refund.ts).
  */
 export type OperationResult = CreatePaymentResult;
 
@@ -37,7 +38,7 @@ export function keyedOperation(
 
 export type KeyDecision = { kind: 'proceed'; leaseToken: string; fresh: boolean } | { kind: 'answer'; result: OperationResult };
 
-const inProgress = (seconds: number): OperationResult => ({
+export const inProgress = (seconds: number): Extract<OperationResult, { kind: 'failure' }> => ({
   kind: 'failure',
   code: 'idempotency_request_in_progress',
   message: 'A request with this Idempotency-Key is still running.',
@@ -106,4 +107,41 @@ export async function startKeyedOperation(
   });
   if (inserted) return { kind: 'proceed', leaseToken, fresh: true };
   return (await existingKeyDecision(deps, op)) ?? { kind: 'answer', result: inProgress(1) };
+}
+
+/** Thrown inside the finishing transaction when a retry took our lease over: it rolls back. */
+export class LeaseLost extends Error {}
+
+/**
+ * Finishes the key with the response inside the transaction of the state change, so both commit
+ * or neither. Without a key (or a lease) there is nothing to finish. Our lease taken over by a
+ * retry throws LeaseLost: the change rolls back and that retry's answer stands.
+ */
+export async function finishKeyWithin(
+  tx: Queryable,
+  deps: { clock: Clock; ttlMs: number },
+  op: KeyedOperation | undefined,
+  leaseToken: string | undefined,
+  response: { status: number; body: string },
+): Promise<void> {
+  if (op === undefined || leaseToken === undefined) return;
+  const now = deps.clock.now();
+  const finished = await finishKey(tx, op.scope, {
+    leaseToken,
+    responseStatus: response.status,
+    responseBody: response.body,
+    now,
+    expiresAt: new Date(now.getTime() + deps.ttlMs),
+  });
+  if (!finished) throw new LeaseLost();
+}
+
+/** The result of a finishing transaction, or undefined when it rolled back for LeaseLost. */
+export async function unlessLeaseLost<T>(run: Promise<T>): Promise<T | undefined> {
+  try {
+    return await run;
+  } catch (error) {
+    if (error instanceof LeaseLost) return undefined;
+    throw error;
+  }
 }

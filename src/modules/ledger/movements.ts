@@ -115,3 +115,19 @@ export function reversalEntry(s: Scope, paymentId: string, amountMinor: bigint, 
     postings: [debit(from, s.currency, amountMinor), credit('provider_receivable', s.currency, amountMinor)],
   });
 }
+
+/**
+ * A refund held on a payment that the provider then reversed, and that the provider refused: the
+ * reversal took everything else of the payment, and this held amount goes the same way (the
+ * provider keeps it), instead of back to the merchant.
+ */
+export function reversalOfHeldRefundEntry(s: Scope, refund: RefundRef, amountMinor: bigint): NewEntry {
+  return entry(s, {
+    entryKey: `reversal:${refund.paymentId}:${refund.refundId}`,
+    type: 'reversal',
+    objectType: 'refund',
+    objectId: refund.refundId,
+    paymentId: refund.paymentId,
+    postings: [debit('refunds_pending', s.currency, amountMinor), credit('provider_receivable', s.currency, amountMinor)],
+  });
+}

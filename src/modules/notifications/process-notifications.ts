@@ -1,6 +1,14 @@
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
+import type { RefundReport } from '../../connectors/core/connector.ts';
 import { applyProviderSnapshot, type LifecycleDeps } from '../payments/payment-lifecycle.ts';
-import { claimDueNotifications, finishNotification, retryNotificationLater } from './notification-repo.ts';
+import { applyRefundOutcome } from '../refunds/refund-outcome.ts';
+import { findRefundOwner } from '../refunds/refund-repo.ts';
+import {
+  claimDueNotifications,
+  type StoredNotification,
+  finishNotification,
+  retryNotificationLater,
+} from './notification-repo.ts';
 
 /**
  * Processes stored provider notifications: parse (the connector's transformers), apply to the
@@ -21,7 +29,12 @@ export async function processDueNotifications(deps: ProcessDeps, limit: number):
   const claimed = await claimDueNotifications(deps.store, { now, leaseUntil: new Date(now.getTime() + LEASE_MS), limit });
   for (const n of claimed) {
     const connector = deps.connectors.get(n.connector);
-    const parsed = connector?.parseNotification(n.rawBody);
+    const refundParsed = connector?.parseRefundNotification?.(n.rawBody);
+    if (refundParsed?.ok === true) {
+      await processRefundNotification(deps, n, refundParsed.refund);
+      continue;
+    }
+    const parsed = refundParsed ?? connector?.parseNotification(n.rawBody);
     if (connector === undefined || parsed === undefined || !parsed.ok) {
       await finishNotification(deps.store, n.id, {
         status: 'failed',
@@ -65,4 +78,44 @@ export async function processDueNotifications(deps: ProcessDeps, limit: number):
     }
   }
   return claimed.length;
+}
+
+/**
+ * A provider's report about a refund: applied like the refund's own answer (refund-outcome.ts),
+ * so it and the refund sync job change the refund once between them. The refund is found by the
+ * id the provider echoes, and only for the connector it was sent to.
+ */
+async function processRefundNotification(deps: ProcessDeps, n: StoredNotification, report: RefundReport): Promise<void> {
+  const owner = await findRefundOwner(deps.store, report.refundId, n.connector);
+  const finish = (status: 'processed' | 'ignored' | 'failed', outcome: string, error: string | null) =>
+    finishNotification(deps.store, n.id, {
+      status,
+      outcome,
+      error,
+      owner: owner === undefined ? null : owner,
+      now: deps.clock.now(),
+    });
+  if (owner === undefined) {
+    await finish('ignored', 'unknown refund for this connector', null);
+    return;
+  }
+  try {
+    const result = await applyRefundOutcome(
+      deps,
+      { merchantId: owner.merchantId, environment: owner.environment, refundId: report.refundId },
+      report.status === 'failed'
+        ? { kind: 'refused', code: report.failureCode ?? 'refund_failed', message: 'the provider failed the refund' }
+        : { kind: report.status, providerRefundId: report.providerRefundId },
+    );
+    await finish(result.kind === 'changed' ? 'processed' : 'ignored', `refund ${result.kind}`, null);
+  } catch (error) {
+    deps.log.error({ err: error, notification_id: n.id }, 'refund notification processing failed');
+    const message = error instanceof Error ? error.message : String(error);
+    if (n.attempts < MAX_NOTIFICATION_ATTEMPTS) {
+      const nextAttemptAt = new Date(deps.clock.now().getTime() + Math.min(1_000 * 2 ** n.attempts, MAX_BACKOFF_MS));
+      await retryNotificationLater(deps.store, n.id, { nextAttemptAt, outcome: 'error', error: message });
+    } else {
+      await finish('failed', 'error', message);
+    }
+  }
 }

@@ -41,7 +41,7 @@ export async function receiveNotification(
     return { kind: 'rejected', reason: verified.reason };
   }
   // Parsed here only for the event id (the dedupe key); processing parses it again from storage.
-  const parsed = connector.parseNotification(inbound.rawBody);
+  const parsed = connector.parseRefundNotification?.(inbound.rawBody) ?? connector.parseNotification(inbound.rawBody);
   if (!parsed.ok) {
     deps.log.warn({ connector: connectorName, reason: parsed.reason }, 'signed provider notification is unreadable');
     return { kind: 'malformed', reason: parsed.reason };

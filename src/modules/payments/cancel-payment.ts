@@ -1,13 +1,16 @@
 import type { CancelOutcome, Connector } from '../../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
-import { deleteStartedKey, finishKey } from '../idempotency/idempotency-repo.ts';
+import { deleteStartedKey } from '../idempotency/idempotency-repo.ts';
 import { fingerprint } from '../idempotency/fingerprint.ts';
 import {
   existingKeyDecision,
+  finishKeyWithin,
+  inProgress,
   type KeyDecision,
   type KeyedOperation,
   type OperationResult,
   startKeyedOperation,
+  unlessLeaseLost,
 } from '../idempotency/idempotent-operation.ts';
 import { applyProviderSnapshot, closePendingPayment, type LifecycleDeps } from './payment-lifecycle.ts';
 import { findIssuedAttempt, findPayment } from './payment-repo.ts';
@@ -117,33 +120,22 @@ export async function cancelPayment(
   }
 
   let body = '';
-  const closed = await closePendingPayment(
-    deps,
-    { merchantId: principal.merchantId, environment: principal.environment, paymentId },
-    'canceled',
-    outcome.snapshot,
-    {
-      cancellationReason: input.cancellationReason,
-      within: async (tx, canceled) => {
-        body = JSON.stringify(paymentView(canceled, deps.publicBaseUrl));
-        if (op === undefined || leaseToken === undefined) return;
-        const now = deps.clock.now();
-        const finished = await finishKey(tx, op.scope, {
-          leaseToken,
-          responseStatus: 200,
-          responseBody: body,
-          now,
-          expiresAt: new Date(now.getTime() + deps.idempotencyTtlMs),
-        });
-        // Our lease was taken over by a retry: roll back and let that retry's answer stand.
-        if (!finished) throw new LeaseLost();
+  const closed = await unlessLeaseLost(
+    closePendingPayment(
+      deps,
+      { merchantId: principal.merchantId, environment: principal.environment, paymentId },
+      'canceled',
+      outcome.snapshot,
+      {
+        cancellationReason: input.cancellationReason,
+        within: async (tx, canceled) => {
+          body = JSON.stringify(paymentView(canceled, deps.publicBaseUrl));
+          await finishKeyWithin(tx, keyDeps, op, leaseToken, { status: 200, body });
+        },
       },
-    },
-  ).catch((error: unknown) => {
-    if (error instanceof LeaseLost) return undefined;
-    throw error;
-  });
-  if (closed === undefined) return { kind: 'failure', ...inProgressDetails() };
+    ),
+  );
+  if (closed === undefined) return inProgress(1);
   if (closed.kind === 'not_found')
     return { kind: 'failure', code: 'resource_not_found', message: 'No such payment.', details: [] };
   if (closed.kind === 'not_pending') {
@@ -153,8 +145,6 @@ export async function cancelPayment(
   }
   return { kind: 'response', status: 200, body, replayed: false };
 }
-
-class LeaseLost extends Error {}
 
 async function checkCancelable(
   deps: CancelPaymentDeps,
@@ -179,10 +169,3 @@ async function checkCancelable(
   }
   return { kind: 'ok', payment, attempt, connector, providerReference: attempt.providerReference };
 }
-
-const inProgressDetails = () => ({
-  code: 'idempotency_request_in_progress' as const,
-  message: 'A request with this Idempotency-Key is still running.',
-  details: [],
-  retryAfterSeconds: 1,
-});

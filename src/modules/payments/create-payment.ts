@@ -177,6 +177,7 @@ export async function createPayment(
     amountPaidMinor: 0n,
     latePayment: null,
     cancellationReason: null,
+    reversalReason: null,
     settlementId: null,
     settledAt: null,
     feeMinor: null,

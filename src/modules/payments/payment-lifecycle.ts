@@ -8,6 +8,7 @@ import { insertEvent } from '../events/event-repo.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import { captureEntry, reversalEntry } from '../ledger/movements.ts';
 import { findMerchantSettings } from '../merchants/merchant-settings.ts';
+import { committedRefundsMinor } from '../refunds/refund-repo.ts';
 import {
   findAttemptState,
   findIssuedAttempt,
@@ -162,7 +163,8 @@ async function writeSteps(tx: Queryable, deps: LifecycleDeps, before: Payment, s
 /**
  * The ledger entry of a payment step (docs/money.md), in the step's transaction: a success
  * captures what the payer paid into the merchant's pending balance; a reversal takes back what is
- * left of it (captured minus refunded) from pending, or from available once settled.
+ * left of it (captured minus succeeded and pending refunds) from pending, or from available once
+ * settled.
  */
 async function postPaymentMovement(tx: Queryable, step: PaymentStep): Promise<void> {
   const p = step.after;
@@ -171,7 +173,10 @@ async function postPaymentMovement(tx: Queryable, step: PaymentStep): Promise<vo
     await postEntry(tx, captureEntry(scope, p.id, p.amountPaidMinor));
   }
   if (step.event === 'payment.reversed') {
-    const remaining = p.amountPaidMinor - p.amountRefundedMinor;
+    // Refunds still pending keep their hold: if one fails later, its held amount goes to the
+    // provider too (refund-outcome.ts), so the reversal takes only what is not held.
+    const { pending } = await committedRefundsMinor(tx, p.id);
+    const remaining = p.amountPaidMinor - p.amountRefundedMinor - pending;
     const from = p.settledAt === null ? 'merchant_pending' : 'merchant_available';
     if (remaining > 0n) await postEntry(tx, reversalEntry(scope, p.id, remaining, from));
   }

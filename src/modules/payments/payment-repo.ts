@@ -51,6 +51,7 @@ interface PaymentRow {
   amount_paid_minor: bigint;
   late_payment: LatePayment | null;
   cancellation_reason: CancellationReason | null;
+  reversal_reason: string | null;
   settlement_id: string | null;
   settled_at: Date | null;
   fee_minor: bigint | null;
@@ -89,6 +90,7 @@ export function paymentFromRow(r: PaymentRow): Payment {
     amountPaidMinor: r.amount_paid_minor,
     latePayment: r.late_payment,
     cancellationReason: r.cancellation_reason,
+    reversalReason: r.reversal_reason,
     settlementId: r.settlement_id,
     settledAt: r.settled_at,
     feeMinor: r.fee_minor,
@@ -101,9 +103,9 @@ export function insertPaymentStatement(p: Payment): Statement {
     text: `INSERT INTO payments (id, merchant_id, environment, status, amount_minor, currency, reference_no, description,
        channel_requested, channel, payment_method, instructions, metadata, email, callback_url, api_version, version,
        expires_at, failure_code, failure_message, amount_refunded_minor, created_at, updated_at, succeeded_at, closed_at,
-       routing, amount_paid_minor, late_payment, cancellation_reason, settlement_id, settled_at, fee_minor, net_minor)
+       routing, amount_paid_minor, late_payment, cancellation_reason, settlement_id, settled_at, fee_minor, net_minor, reversal_reason)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,
-       $26, $27, $28, $29, $30, $31, $32, $33)`,
+       $26, $27, $28, $29, $30, $31, $32, $33, $34)`,
     params: [
       p.id,
       p.merchantId,
@@ -138,6 +140,7 @@ export function insertPaymentStatement(p: Payment): Statement {
       p.settledAt,
       p.feeMinor,
       p.netMinor,
+      p.reversalReason,
     ],
   };
 }
@@ -229,7 +232,8 @@ export async function lockPayment(
 export async function updatePaymentLifecycle(q: Queryable, before: Payment, after: Payment): Promise<boolean> {
   const rows = await q.query(
     `UPDATE payments SET status = $3, version = $4, updated_at = $5, succeeded_at = $6, closed_at = $7,
-       failure_code = $8, failure_message = $9, amount_paid_minor = $10, late_payment = $11, cancellation_reason = $12
+       failure_code = $8, failure_message = $9, amount_paid_minor = $10, late_payment = $11, cancellation_reason = $12,
+       reversal_reason = $13
      WHERE id = $1 AND version = $2 RETURNING id`,
     [
       after.id,
@@ -244,6 +248,7 @@ export async function updatePaymentLifecycle(q: Queryable, before: Payment, afte
       after.amountPaidMinor,
       after.latePayment === null ? null : JSON.stringify(after.latePayment),
       after.cancellationReason,
+      after.reversalReason,
     ],
   );
   return rows.length === 1;

@@ -98,6 +98,8 @@ export interface Payment {
   amountPaidMinor: bigint;
   latePayment: LatePayment | null;
   cancellationReason: CancellationReason | null;
+  /** Why the provider took the payment back (`chargeback`, `counter_reversal`, or the provider's code). */
+  reversalReason: string | null;
   /** Set once a provider settled the payment (docs/money.md); fee and net are its settlement line. */
   settlementId: string | null;
   settledAt: Date | null;

@@ -54,6 +54,7 @@ export function paymentView(p: Payment, publicBaseUrl: string) {
             reason: p.latePayment.reason,
           },
     cancellation_reason: p.cancellationReason,
+    reversal_reason: p.reversalReason,
     routing: p.routing,
     settlement_id: p.settlementId,
     settled_at: p.settledAt?.toISOString() ?? null,

@@ -136,17 +136,14 @@ export function decideProviderUpdate(input: LifecycleInput): LifecycleDecision {
         case 'reversed': {
           // The "paid" report was lost or overtaken: the payment did succeed before it was reversed.
           const succeeded = succeededStep(payment, snapshot, now);
-          return apply(input, 'applied: succeeded, then reversed', [
-            succeeded,
-            step(succeeded.after, now, 'payment.reversed', { status: 'reversed', closedAt: now }),
-          ]);
+          return apply(input, 'applied: succeeded, then reversed', [succeeded, reversedStep(succeeded.after, snapshot, now)]);
         }
       }
       break;
     }
     case 'succeeded':
       if (snapshot.status === 'reversed') {
-        return apply(input, 'applied: reversed', [step(payment, now, 'payment.reversed', { status: 'reversed', closedAt: now })]);
+        return apply(input, 'applied: reversed', [reversedStep(payment, snapshot, now)]);
       }
       return recordOnly(`no change: ${snapshot.status} reported for a succeeded payment`, attempt.status);
     case 'expired':
@@ -218,6 +215,17 @@ function succeededStep(payment: Payment, snapshot: ChargeSnapshot, now: Date): P
 
 function step(before: Payment, now: Date, event: PaymentEventType, patch: Partial<Payment>): PaymentStep {
   return { event, after: { ...before, ...patch, version: before.version + 1, updatedAt: now } };
+}
+
+/**
+ * The provider took the money back. Why: the provider's code when its report carries one,
+ * otherwise what a reversal is on the channel (a chargeback of a transfer or wallet payment, the
+ * counter partner reversing a cash payment).
+ */
+function reversedStep(before: Payment, snapshot: ChargeSnapshot, now: Date): PaymentStep {
+  const reversalReason =
+    snapshot.failureCode?.toLowerCase() ?? (before.channel === 'counter' ? 'counter_reversal' : 'chargeback');
+  return step(before, now, 'payment.reversed', { status: 'reversed', closedAt: now, reversalReason });
 }
 
 function attemptChange(attempt: AttemptState, snapshot: ChargeSnapshot, status: AttemptStatus): AttemptChange {

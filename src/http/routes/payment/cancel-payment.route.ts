@@ -6,7 +6,7 @@ import { isIdOf } from '../../../lib/ids.ts';
 import { cancelPayment } from '../../../modules/payments/cancel-payment.ts';
 import { CANCELLATION_REASONS } from '../../../modules/payments/payment-types.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { idempotencyKeyOf } from '../../idempotency-header.ts';
+import { emptyBodyAsObject, IdempotencyKeyHeadersSchema, idempotencyKeyOf } from '../../idempotency-header.ts';
 import { sendOperationResult } from '../../operation-reply.ts';
 import type { ChannelRouteDeps } from '../channel-routes.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
@@ -35,18 +35,11 @@ export function registerCancelPayment(app: FastifyInstance, deps: ChannelRouteDe
         description:
           'Closes the payment at the provider (closes the virtual account, voids the payment code or the e-wallet charge), then marks it `canceled` and emits `payment.canceled`. Only a `pending` payment can be canceled; any other state answers 409 `payment_state_conflict` (also when the payer paid just before). If the provider does not confirm, the payment stays pending and the answer is 503 with `Retry-After`. The body is optional. Send an `Idempotency-Key` to make retries safe.',
         params: Type.Object({ id: Type.String({ maxLength: 64, description: '`pay_…`' }) }),
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ description: '1-255 printable ASCII characters; see docs/idempotency.md.' }),
-          ),
-        }),
+        headers: IdempotencyKeyHeadersSchema,
         body: CancelBodySchema,
         response: { 200: Type.Ref(PaymentSchema), ...errorResponses },
       },
-      // The body is optional (`curl -X POST …/cancel` sends none): no body means `{}`.
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
+      preValidation: emptyBodyAsObject,
     },
     async (request, reply) => {
       const principal = principalOf(request);

@@ -5,7 +5,7 @@ import { ApiError } from '../../../lib/error-catalogue.ts';
 import { createPayment } from '../../../modules/payments/create-payment.ts';
 import { normalizeCreatePayment } from '../../../modules/payments/create-payment-request.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { idempotencyKeyOf } from '../../idempotency-header.ts';
+import { IdempotencyKeyHeadersSchema, idempotencyKeyOf } from '../../idempotency-header.ts';
 import { sendOperationResult } from '../../operation-reply.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
@@ -21,11 +21,7 @@ export function registerCreatePayment(app: FastifyInstance, deps: RouteDeps): vo
         summary: 'Create a payment',
         description:
           'Creates a payment and returns it with the instructions the payer needs. Send an `Idempotency-Key` header so that retries never create a second payment.',
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ description: '1-255 printable ASCII characters; see docs/idempotency.md.' }),
-          ),
-        }),
+        headers: IdempotencyKeyHeadersSchema,
         body: CreatePaymentBodySchema,
         response: { 201: Type.Ref(PaymentSchema), ...errorResponses },
       },

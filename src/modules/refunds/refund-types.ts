@@ -1,0 +1,43 @@
+import type { Environment } from '../../connectors/core/connector.ts';
+import type { CurrencyCode } from '../../lib/currencies.ts';
+import type { MerchantBalanceKind } from '../ledger/movements.ts';
+
+/**
+ * The refund state machine. `pending` until the provider gives a final answer; the database
+ * mirrors the table in `refunds_guard_update()` (0008_refunds.sql).
+ */
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+export const REFUND_TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
+  pending: ['succeeded', 'failed'],
+  succeeded: [],
+  failed: [],
+};
+
+export const REFUND_REASONS = ['requested_by_customer', 'duplicate', 'fraudulent'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
+/** A refund as stored (amounts in minor units). */
+export interface Refund {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  paymentId: string;
+  attemptId: string;
+  connector: string;
+  amountMinor: bigint;
+  currency: CurrencyCode;
+  status: RefundStatus;
+  reason: RefundReason | null;
+  failureCode: string | null;
+  failureMessage: string | null;
+  providerRefundId: string | null;
+  heldFrom: MerchantBalanceKind;
+  version: number;
+  nextSyncAt: Date | null;
+  syncCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+}
