@@ -11,7 +11,7 @@ import { TEST_STORE } from '../harness/test-store.ts';
 
 /**
  * Model-based property test of the money side (docs/money.md, "Invariants"): random sequences of
- * payments (created, paid — exactly or over —, failed, expired, reversed), refunds (requested with
+ * payments (created, paid — exactly or over —, failed, expired, settled, reversed), refunds (requested with
  * a provider behaviour, finished by notification or by the sync job), duplicate notifications,
  * idempotent retries and concurrent refund requests (interleaved by fast-check's scheduler), run
  * against the real API and the sandbox providers. After EVERY step:
@@ -22,7 +22,8 @@ import { TEST_STORE } from '../harness/test-store.ts';
  *      succeeded refunds;
  * 5.   payment states only follow PAYMENT_TRANSITIONS (checked on the event trail) and refund states
  *      only REFUND_TRANSITIONS (checked on each observed change and on the refund's events);
- * 6.   the model's balances equal GET /balance.
+ * 6.   the model's balances (pending, available, in flight) equal GET /balance; a settlement
+ *      moves what is still pending of its payment to available, less the provider's fee.
  *
  * Each sequence gets a fresh merchant, so sequences cannot see each other. The seed is printed on
  * every run; replay one with MODEL_SEED=<seed>. MODEL_RUNS scales the number of sequences.
@@ -42,12 +43,15 @@ interface MPayment {
   amountMinor: bigint;
   paidMinor: bigint;
   status: PaymentStatus;
+  settled: boolean;
 }
 interface MRefund {
   id: string;
   paymentId: string;
   amountMinor: bigint;
   status: RefundStatus;
+  /** The balance its hold came from: pending before the payment settled, available after. */
+  heldFrom: 'pending' | 'available';
   outcome: 'succeeded' | 'failed';
   /** When the provider finishes it (model clock); null: whenever the provider gets it (after an outage). */
   dueAtMs: number | null;
@@ -64,6 +68,7 @@ interface Model {
   refunds: MRefund[];
   requests: MRequest[];
   pendingMinor: bigint;
+  availableMinor: bigint;
   inFlightMinor: bigint;
 }
 interface Real {
@@ -77,7 +82,17 @@ interface Real {
 const minorToJson = (minor: bigint): number => Number(minor) / Number(IDR_SCALE);
 let keySeq = 0;
 /** What the runs exercised (printed, and a floor is asserted so the model cannot silently go idle). */
-const stats = { refunds: 0, succeeded: 0, failed: 0, reversals: 0, retries: 0, concurrentAccepted: 0, concurrentRefused: 0 };
+const stats = {
+  refunds: 0,
+  succeeded: 0,
+  failed: 0,
+  reversals: 0,
+  retries: 0,
+  settlements: 0,
+  refundsAfterSettlement: 0,
+  concurrentAccepted: 0,
+  concurrentRefused: 0,
+};
 const newKey = () => `model-${process.pid}-${(keySeq += 1)}`;
 
 const call = (r: Real, method: 'GET' | 'POST', url: string, body?: unknown, headers: Record<string, string> = {}) =>
@@ -113,12 +128,18 @@ function acceptRefund(
     paymentId: p.id,
     amountMinor: amount,
     status: 'pending',
+    heldFrom: p.settled ? 'available' : 'pending',
     outcome: b === 'fail' || b === 'decline' ? 'failed' : 'succeeded',
     dueAtMs: b === 'error' ? null : b === 'pending' ? nowMs + PENDING_REFUND_DELAY_MS : nowMs,
   };
   m.refunds.push(refund);
   stats.refunds += 1;
-  m.pendingMinor -= amount;
+  if (p.settled) {
+    stats.refundsAfterSettlement += 1;
+    m.availableMinor -= amount;
+  } else {
+    m.pendingMinor -= amount;
+  }
   m.inFlightMinor += amount;
   if (res.status !== 'pending') finishRefund(m, refund, res.status, nowMs);
 }
@@ -131,9 +152,13 @@ function finishRefund(m: Model, refund: MRefund, status: RefundStatus, nowMs: nu
   stats[status === 'succeeded' ? 'succeeded' : 'failed'] += 1;
   m.inFlightMinor -= refund.amountMinor;
   const payment = m.payments.find((p) => p.id === refund.paymentId);
-  // A failed refund's hold goes back to the merchant, unless the payment was reversed since (then
-  // the provider keeps it, like the rest of the payment).
-  if (status === 'failed' && payment?.status !== 'reversed') m.pendingMinor += refund.amountMinor;
+  // A failed refund's hold goes back to the merchant — to available once the payment has settled
+  // (its pending part moved there) — unless the payment was reversed since (then the provider
+  // keeps it, like the rest of the payment).
+  if (status === 'failed' && payment?.status !== 'reversed') {
+    if (payment?.settled === true) m.availableMinor += refund.amountMinor;
+    else m.pendingMinor += refund.amountMinor;
+  }
 }
 
 /** Reads what changed on the refunds (a notification, a sync), checks it is allowed, follows it. */
@@ -220,7 +245,7 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
   assert.equal(res.statusCode, 200, res.body);
   const line = (json(res)['balances'] as Record<string, unknown>[]).find((b) => b['currency'] === 'IDR');
   assert.equal(line?.['pending'] ?? 0, minorToJson(m.pendingMinor), 'pending balance');
-  assert.equal(line?.['available'] ?? 0, 0, 'available balance (no settlement yet)');
+  assert.equal(line?.['available'] ?? 0, minorToJson(m.availableMinor), 'available balance');
   assert.equal(line?.['refunds_in_flight'] ?? 0, minorToJson(m.inFlightMinor), 'refunds in flight');
 }
 
@@ -243,7 +268,14 @@ class CreatePayment implements Cmd {
       channel: this.channel,
     });
     assert.equal(res.statusCode, 201, res.body);
-    m.payments.push({ id: String(json(res)['id']), channel: this.channel, amountMinor, paidMinor: 0n, status: 'pending' });
+    m.payments.push({
+      id: String(json(res)['id']),
+      channel: this.channel,
+      amountMinor,
+      paidMinor: 0n,
+      status: 'pending',
+      settled: false,
+    });
     await checkInvariants(m, r);
   }
   toString = () => `create(${this.channel}, ${this.thousands}k)`;
@@ -293,7 +325,8 @@ class Reverse implements Cmd {
     await simulate(r, p, 'reversed', this.dup);
     p.status = 'reversed';
     stats.reversals += 1;
-    m.pendingMinor -= rest;
+    if (p.settled) m.availableMinor -= rest;
+    else m.pendingMinor -= rest;
     await checkInvariants(m, r);
   }
   toString = () => `reverse(#${this.index}${this.dup ? ', duplicated' : ''})`;
@@ -438,9 +471,40 @@ class ConcurrentRefunds implements Cmd {
   toString = () => `concurrent(#${this.index}, ${this.percents.join('%,')}%)`;
 }
 
-// SETTLEMENT: add a `Settle` command here once settlement lands (sandbox simulate `settled` → the
-// payment's settlement entry moves its pending money to available less the fee; the model then
-// tracks `availableMinor`, and refunds after it hold from available). Not implemented here.
+/**
+ * The provider settles a succeeded payment (sandbox simulate `settled`, ingested before it
+ * answers): what is still pending of it — what was paid, less refunds held from pending and not
+ * failed — moves to available, less the provider's fee on the gross (its own fee schedule).
+ */
+class Settle implements Cmd {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => m.payments.some((p) => p.status === 'succeeded' && !p.settled);
+  async run(m: Model, r: Real) {
+    const p = pick(
+      m.payments.filter((x) => x.status === 'succeeded' && !x.settled),
+      this.index,
+    );
+    const res = await call(r, 'POST', `/sandbox/payment/${p.id}/simulate`, { outcome: 'settled' });
+    assert.equal(res.statusCode, 202, res.body);
+    const fee = r.t.provider(CONNECTOR[p.channel]).dialect.feeMinor(p.paidMinor);
+    const stillPending =
+      p.paidMinor -
+      m.refunds
+        .filter((x) => x.paymentId === p.id && x.heldFrom === 'pending' && x.status !== 'failed')
+        .reduce((sum, x) => sum + x.amountMinor, 0n);
+    p.settled = true;
+    stats.settlements += 1;
+    m.pendingMinor -= stillPending;
+    m.availableMinor += stillPending - fee;
+    const settled = json(await call(r, 'GET', `/payment/${p.id}`));
+    assert.equal(settled['fee'], minorToJson(fee), `payment ${p.id} fee`);
+    assert.equal(settled['net'], minorToJson(p.paidMinor - fee), `payment ${p.id} net`);
+    assert.equal(typeof settled['settlement_id'], 'string');
+    await checkInvariants(m, r);
+  }
+  toString = () => `settle(#${this.index})`;
+}
+
 const createArb = fc
   .record({ channel: fc.constantFrom<Channel>('bank', 'bank', 'ewallet', 'counter'), k: fc.integer({ min: 10, max: 500 }) })
   .map((x) => new CreatePayment(x.channel, x.k));
@@ -468,17 +532,20 @@ const sequentialCommandsUnweighted = [
   fc.nat().map((i) => new RetryRefund(i)),
   fc.constant(new DeliverNotifications()),
   fc.constant(new SyncRefunds()),
+  fc.nat().map((i) => new Settle(i)),
 ];
 /** fc.commands picks uniformly among its arbitraries: refunds and their outcomes come more often. */
-const [createCmd, outcomeCmd, reverseCmd, refundCmd, retryCmd, deliverCmd, syncCmd] = sequentialCommandsUnweighted as unknown as [
-  fc.Arbitrary<Cmd>,
-  fc.Arbitrary<Cmd>,
-  fc.Arbitrary<Cmd>,
-  fc.Arbitrary<Cmd>,
-  fc.Arbitrary<Cmd>,
-  fc.Arbitrary<Cmd>,
-  fc.Arbitrary<Cmd>,
-];
+const [createCmd, outcomeCmd, reverseCmd, refundCmd, retryCmd, deliverCmd, syncCmd, settleCmd] =
+  sequentialCommandsUnweighted as unknown as [
+    fc.Arbitrary<Cmd>,
+    fc.Arbitrary<Cmd>,
+    fc.Arbitrary<Cmd>,
+    fc.Arbitrary<Cmd>,
+    fc.Arbitrary<Cmd>,
+    fc.Arbitrary<Cmd>,
+    fc.Arbitrary<Cmd>,
+    fc.Arbitrary<Cmd>,
+  ];
 const sequentialCommands = [
   createCmd,
   outcomeCmd,
@@ -491,6 +558,7 @@ const sequentialCommands = [
   deliverCmd,
   deliverCmd,
   syncCmd,
+  settleCmd,
 ];
 const interleavedCommands = [
   ...sequentialCommands,
@@ -500,17 +568,18 @@ const interleavedCommands = [
 ];
 
 const MAX_COMMANDS = 8;
-const totalRuns = Number(process.env['MODEL_RUNS'] ?? (TEST_STORE === 'postgres' ? 100 : 500));
+const totalRuns = Number(process.env['MODEL_RUNS'] ?? 500);
 const seed = Number(process.env['MODEL_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 
 describe(`money model (${TEST_STORE})`, () => {
-  const ctx = appForSuite();
+  // The sandbox's own T+1 schedule stays out: settlements happen when the Settle command says.
+  const ctx = appForSuite({ settlementDelayMs: null });
   console.log(`# money model: seed ${seed} (replay with MODEL_SEED=${seed}), ${totalRuns} sequences`);
 
   const setup = async (scheduler: fc.Scheduler | undefined) => {
     const made = await ctx.t.merchants.createMerchant(`Model ${(keySeq += 1)}`);
     const real: Real = { t: ctx.t, clock: ctx.clock, key: made.sandbox.secret, merchantId: made.merchant.id, scheduler };
-    const model: Model = { payments: [], refunds: [], requests: [], pendingMinor: 0n, inFlightMinor: 0n };
+    const model: Model = { payments: [], refunds: [], requests: [], pendingMinor: 0n, availableMinor: 0n, inFlightMinor: 0n };
     // Every sequence starts with something to refund, a paid bank payment (the commands create,
     // pay, fail, expire and reverse more).
     checking = false;
