@@ -19,7 +19,12 @@ after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-const LINK_DELAY_MS = 40;
+/**
+ * Per chunk, each way. A create is two statements (four delayed crossings, ~600 ms), so creates
+ * sent well before the signal are still running when it arrives (at 40 ms, with the create's
+ * round trips down from eleven to two, they had all finished: the check below saw none).
+ */
+const LINK_DELAY_MS = 150;
 /** Requests sent this long before the signal had certainly reached the server. */
 const SURELY_RECEIVED_MS = 150;
 /** Requests sent this long after the signal came after the server had seen it. */
@@ -56,6 +61,8 @@ for (const kind of ['postgres', 'embedded'] as const) {
         apiKey: merchant.sandboxKey,
         workers: knobs.workers * 2,
         retryPauseMs: 20,
+        // Spread over one create's length on the slowed link, so that some are always in flight.
+        staggerMs: kind === 'postgres' ? Math.ceil((4 * LINK_DELAY_MS) / (knobs.workers * 2)) : 0,
       });
       await sleep(2_000);
       const signalAt = Date.now();
@@ -83,7 +90,7 @@ for (const kind of ['postgres', 'embedded'] as const) {
       assert.deepEqual(exit, { code: 0, signal: null }, 'the process exited 0 within 20 s');
       assert.deepEqual(ledger.violations, [], 'no 500 or other unexpected answer');
       if (kind === 'postgres') {
-        // With the slowed link a create takes about a second, so a request sent well before the
+        // With the slowed link a create takes over half a second, so a request sent well before the
         // signal was being handled by the server. (On the embedded store creates are quick and a
         // busy event loop may read a request only after the signal: the store check below is the
         // sound form of this claim for both stores.)

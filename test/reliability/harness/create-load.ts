@@ -95,6 +95,11 @@ export interface CreateLoadOptions {
   stop: () => boolean;
   /** Pause after an answer that asks for a retry (refused connections come back at once). */
   retryPauseMs?: number;
+  /**
+   * Worker w sends its first request w × this after the start. Creates of equal length otherwise
+   * keep the workers in lockstep, and a fault then meets either every request in flight or none.
+   */
+  staggerMs?: number;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -103,6 +108,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function runCreateLoad(o: CreateLoadOptions): Promise<void> {
   let n = 0;
   const worker = async (w: number) => {
+    if (o.staggerMs !== undefined) await pause(w * o.staggerMs);
     let retry: string | undefined;
     while (!o.stop()) {
       const key = retry ?? `${o.prefix}-${w}-${(n += 1)}`;
