@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../test/reliability/harness/processes.ts';
 import { runDispatch } from './dispatch.ts';
 import { runLoad } from './lib/load.ts';
-import { type BenchStore, setupStore, type StoreKind } from './lib/processes.ts';
+import { type BenchStore, settleAfterWrites, setupStore, type StoreKind } from './lib/processes.ts';
 import { machine, printTable, type Row, row, type Skipped, writeJson } from './lib/report.ts';
 import { runProfile } from './profile.ts';
 import {
@@ -114,6 +114,7 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
   if (db.firstError !== undefined) progress(`${name}: DB ceiling errors: ${db.firstError}`);
   const dbRps = db.ops / db.seconds;
   rows.push(row('ceiling_db_create', name, 'ceiling', { rps: dbRps, p50Ms: db.p50, p99Ms: db.p99, errors: db.errors }, null));
+  await settleAfterWrites(store.ceilingTarget);
 
   const serving = await store.ceiling.ask<{ url: string; paymentIds: string[]; keys: string[] }>(
     { type: 'serve' },
@@ -161,6 +162,7 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
   if (sample.length === 0)
     throw new Error(`${name}: the create scenario created nothing (${JSON.stringify(create.statusCounts)})`);
 
+  await settleAfterWrites(store.target);
   progress(`${name}: create replay (same key and body again)`);
   const replay = await load(api, replayRequests(key, sample), windowSeconds, (s) => s === 201);
   rows.push(judge(row('create_replay', name, 'scenario', replay, replayCeiling.rps)));

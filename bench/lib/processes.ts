@@ -11,7 +11,7 @@ import {
   type StoreTarget,
   tempDir,
 } from '../../test/reliability/harness/processes.ts';
-import { freshDatabase } from '../../test/reliability/harness/databases.ts';
+import { adminQuery, freshDatabase } from '../../test/reliability/harness/databases.ts';
 
 /**
  * What one store needs for a benchmark run: a server under test (its own process, its own fresh
@@ -32,6 +32,8 @@ export interface BenchStore {
   merchant: Merchant;
   ceiling: CeilingProcess;
   target: StoreTarget;
+  /** The ceiling process's own store. */
+  ceilingTarget: StoreTarget;
   secret: string;
   /** The sandbox providers' own process, when they run apart from the server. */
   providers?: { pid: number; url: string };
@@ -129,6 +131,19 @@ export async function startCeiling(target: StoreTarget, secret: string): Promise
   };
 }
 
+/**
+ * After a write-heavy window, before a window that is compared with another: flush and tidy the
+ * PostgreSQL database so the next window is not measured in the wake of the last one (a checkpoint
+ * and autovacuum after tens of thousands of writes slowed the read window that followed by up to
+ * 5× in an earlier run). The embedded store's own maintenance job vacuums every minute; there is
+ * nothing to reach from outside its process.
+ */
+export async function settleAfterWrites(target: StoreTarget): Promise<void> {
+  if (target.kind !== 'postgres') return;
+  await adminQuery(target.url, 'CHECKPOINT');
+  await adminQuery(target.url, 'VACUUM (ANALYZE)');
+}
+
 export async function setupStore(
   kind: StoreKind,
   serverNodeArgs: string[] = [],
@@ -181,7 +196,16 @@ export async function setupStore(
         return c;
       }),
     ]);
-    return { kind, ...merchantAndServer, ceiling, target, secret, ...(providers === undefined ? {} : { providers }), cleanup };
+    return {
+      kind,
+      ...merchantAndServer,
+      ceiling,
+      target,
+      ceilingTarget,
+      secret,
+      ...(providers === undefined ? {} : { providers }),
+      cleanup,
+    };
   } catch (error) {
     await cleanup();
     throw error;

@@ -33,3 +33,15 @@ export function withCtes(parts: readonly (readonly [name: string, statement: Sta
 
 /** A guard clause to append to a WHERE (or `TRUE` when there is none). */
 export const guardOf = (guard: string | undefined): string => guard ?? 'TRUE';
+
+/**
+ * `INSERT INTO t (…) VALUES (…)` as `INSERT INTO t (…) SELECT … WHERE guard` when there is a
+ * guard (PostgreSQL types the parameters from the target columns in both forms).
+ */
+export function guarded(guard: string | undefined, s: Statement): Statement {
+  if (guard === undefined) return s;
+  const at = s.text.lastIndexOf('VALUES (');
+  if (at < 0 || !s.text.trimEnd().endsWith(')')) throw new Error('guarded() takes a single-row INSERT … VALUES (…)');
+  const values = s.text.slice(at + 'VALUES ('.length, s.text.trimEnd().length - 1);
+  return { text: `${s.text.slice(0, at)}SELECT ${values} WHERE ${guard}`, params: s.params };
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig, ConfigError } from '../../src/config.ts';
+import { guarded } from '../../src/db/statement.ts';
 import { newId, isIdOf } from '../../src/lib/ids.ts';
 import { parseFailpoints } from '../../src/lib/failpoints.ts';
 import { redactSecrets } from '../../src/lib/logger.ts';
@@ -87,5 +88,17 @@ describe('sandbox control API faults', () => {
     });
     assert.deepEqual(parseFaults({ refund: { mode: 'pending' } }), { refund: { mode: 'pending' } });
     assert.equal(parseFaults({ refund: { mode: 'explode' } }), undefined);
+  });
+});
+
+describe('guarded inserts', () => {
+  const insert = { text: 'INSERT INTO t (a, b)\n     VALUES ($1, $2)', params: [1, 'x'] };
+  it('turn a single-row INSERT … VALUES into INSERT … SELECT … WHERE guard, parameters untouched', () => {
+    assert.deepEqual(guarded(undefined, insert), insert);
+    assert.deepEqual(guarded('EXISTS (SELECT 1 FROM k)', insert), {
+      text: 'INSERT INTO t (a, b)\n     SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM k)',
+      params: [1, 'x'],
+    });
+    assert.throws(() => guarded('TRUE', { text: 'UPDATE t SET a = $1', params: [1] }), /single-row INSERT/);
   });
 });

@@ -24,7 +24,7 @@ export type IdempotencyRecord =
       lockedUntil: Date | null;
     };
 
-interface KeyRow {
+export interface KeyRow {
   fingerprint: string;
   status: 'started' | 'finished';
   recovery_point: string;
@@ -51,15 +51,14 @@ export interface StartedKey {
 }
 
 /**
- * The insert of a started key. `onConflict: 'raise'` lets an existing key fail the whole statement
- * with a unique violation (`idempotency_keys_pkey`): the create path relies on that to write key,
- * payment and attempt in one statement that either happens entirely or not at all.
+ * The insert of a started key; an existing key makes it insert nothing and return no row (the
+ * create path guards its payment and attempt inserts on that, docs/idempotency.md).
  */
-export function insertStartedKeyStatement(scope: IdempotencyScope, r: StartedKey, onConflict: 'nothing' | 'raise'): Statement {
+export function insertStartedKeyStatement(scope: IdempotencyScope, r: StartedKey): Statement {
   return {
     text: `INSERT INTO idempotency_keys (merchant_id, environment, operation, key, fingerprint, status, recovery_point, resource_id,
        lease_token, locked_until, created_at, updated_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, 'started', $6, $7, $8, $9, $10, $10, $11)${onConflict === 'nothing' ? ' ON CONFLICT DO NOTHING' : ''}
+     VALUES ($1, $2, $3, $4, $5, 'started', $6, $7, $8, $9, $10, $10, $11) ON CONFLICT DO NOTHING
      RETURNING key`,
     params: [
       ...scopeParams(scope),
@@ -76,35 +75,44 @@ export function insertStartedKeyStatement(scope: IdempotencyScope, r: StartedKey
 
 /** Inserts a started record. False if the key already exists (another request owns it). */
 export async function insertStartedKey(q: Queryable, scope: IdempotencyScope, r: StartedKey): Promise<boolean> {
-  const s = insertStartedKeyStatement(scope, r, 'nothing');
+  const s = insertStartedKeyStatement(scope, r);
   return (await q.query(s.text, s.params)).length === 1;
 }
 
-export async function getKey(q: Queryable, scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
-  const rows = await q.query<KeyRow>(
-    `SELECT fingerprint, status, recovery_point, resource_id, lease_token, locked_until, response_status, response_body
+/** The key's record, as a statement (the create path reads it in the statement that tries to insert it). */
+export function selectKeyStatement(scope: IdempotencyScope): Statement {
+  return {
+    text: `SELECT fingerprint, status, recovery_point, resource_id, lease_token, locked_until, response_status, response_body
      FROM idempotency_keys WHERE ${SCOPE}`,
-    scopeParams(scope),
-  );
-  const r = rows[0];
-  if (r === undefined) return undefined;
+    params: scopeParams(scope),
+  };
+}
+
+/** A key row as a record; undefined for a row without one (an outer join that found nothing). */
+export function keyRecordOf(r: Partial<KeyRow> | undefined): IdempotencyRecord | undefined {
+  if (r?.fingerprint === undefined || r.fingerprint === null || r.status === undefined) return undefined;
   if (r.status === 'finished') {
     return {
       status: 'finished',
       fingerprint: r.fingerprint,
       responseStatus: r.response_status as number,
       responseBody: r.response_body as string,
-      resourceId: r.resource_id,
+      resourceId: r.resource_id ?? null,
     };
   }
   return {
     status: 'started',
     fingerprint: r.fingerprint,
-    recoveryPoint: r.recovery_point,
-    resourceId: r.resource_id,
-    leaseToken: r.lease_token,
-    lockedUntil: r.locked_until,
+    recoveryPoint: r.recovery_point as string,
+    resourceId: r.resource_id ?? null,
+    leaseToken: r.lease_token ?? null,
+    lockedUntil: r.locked_until ?? null,
   };
+}
+
+export async function getKey(q: Queryable, scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+  const s = selectKeyStatement(scope);
+  return keyRecordOf((await q.query<KeyRow>(s.text, s.params))[0]);
 }
 
 /**

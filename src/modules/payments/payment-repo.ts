@@ -1,5 +1,5 @@
 import type { Channel, Environment, Instructions } from '../../connectors/core/connector.ts';
-import { guardOf, type Statement } from '../../db/statement.ts';
+import { guarded, guardOf, type Statement } from '../../db/statement.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import type { PaymentStatus } from './payment-states.ts';
@@ -98,8 +98,13 @@ export function paymentFromRow(r: PaymentRow): Payment {
   };
 }
 
-export function insertPaymentStatement(p: Payment): Statement {
-  return {
+/**
+ * The insert of a new payment. With a guard it is `INSERT … SELECT … WHERE guard` (PostgreSQL
+ * types the parameters from the target columns either way), so a statement can insert it only if
+ * another part did something first.
+ */
+export function insertPaymentStatement(p: Payment, guard?: string): Statement {
+  return guarded(guard, {
     text: `INSERT INTO payments (id, merchant_id, environment, status, amount_minor, currency, reference_no, description,
        channel_requested, channel, payment_method, instructions, metadata, email, callback_url, api_version, version,
        expires_at, failure_code, failure_message, amount_refunded_minor, created_at, updated_at, succeeded_at, closed_at,
@@ -142,7 +147,7 @@ export function insertPaymentStatement(p: Payment): Statement {
       p.netMinor,
       p.reversalReason,
     ],
-  };
+  });
 }
 
 export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
@@ -356,8 +361,9 @@ export interface NewAttempt {
   now: Date;
 }
 
-export function insertAttemptStatement(a: NewAttempt): Statement {
-  return {
+/** The insert of a new attempt; with a guard, only if the guard holds (see insertPaymentStatement). */
+export function insertAttemptStatement(a: NewAttempt, guard?: string): Statement {
+  return guarded(guard, {
     text: `INSERT INTO payment_attempts (id, payment_id, merchant_id, environment, seq, connector, channel, instrument, status,
        routing_trace, created_at, updated_at, charge_expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'started', $9, $10, $10, $11)`,
@@ -374,7 +380,7 @@ export function insertAttemptStatement(a: NewAttempt): Statement {
       a.now,
       a.chargeExpiresAt,
     ],
-  };
+  });
 }
 
 export async function insertAttempt(q: Queryable, a: NewAttempt): Promise<void> {
