@@ -1,3 +1,4 @@
+import { callProvider } from '../connectors/core/provider-call.ts';
 import type { CancelOutcome, ChargeSnapshot, Environment } from '../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../connectors/core/registry.ts';
 import { applyProviderSnapshot, closePendingPayment, type LifecycleDeps } from '../modules/payments/payment-lifecycle.ts';
@@ -34,24 +35,18 @@ async function expireOne(deps: SweeperDeps, ref: { id: string; merchantId: strin
   const connector = attempt === undefined ? undefined : deps.connectors.get(attempt.connector);
   let closedSnapshot: ChargeSnapshot | null = null;
   if (attempt?.providerReference != null && connector !== undefined) {
-    const signal = AbortSignal.timeout(deps.connectorTimeoutMs);
-    const ctx = { signal, now: deps.clock.now() };
     const request = { attemptId: attempt.id, providerReference: attempt.providerReference };
-    let outcome: CancelOutcome;
-    try {
-      outcome = connector.capabilities.supports.cancel
-        ? await connector.cancelCharge({ ...request, reason: 'expired' }, ctx)
-        : await connector
+    const outcome: CancelOutcome = await callProvider(deps, 'close at expiry', { payment_id: ref.id }, (ctx) =>
+      connector.capabilities.supports.cancel
+        ? connector.cancelCharge({ ...request, reason: 'expired' }, ctx)
+        : connector
             .queryCharge(request, ctx)
             .then((q) =>
               q.kind === 'found'
                 ? { kind: 'not_cancelable' as const, snapshot: q.snapshot }
                 : { kind: 'unknown' as const, code: q.kind, message: 'no status' },
-            );
-    } catch (error) {
-      deps.log.error({ err: error, payment_id: ref.id }, 'connector close threw during expiry');
-      outcome = { kind: 'unknown', code: 'connector_error', message: 'provider call failed' };
-    }
+            ),
+    );
     if (outcome.kind === 'not_cancelable') {
       // The provider has news (typically: paid at the last moment). Apply it like a notification.
       await applyProviderSnapshot(deps, attempt.connector, outcome.snapshot, 'sweeper');

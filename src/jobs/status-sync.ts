@@ -1,3 +1,4 @@
+import { callProvider } from '../connectors/core/provider-call.ts';
 import type { QueryOutcome } from '../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../connectors/core/registry.ts';
 import { applyProviderSnapshot, type LifecycleDeps } from '../modules/payments/payment-lifecycle.ts';
@@ -39,16 +40,9 @@ export async function syncDueAttempts(deps: StatusSyncDeps, limit: number): Prom
       await rescheduleSync(deps.store, d.attemptId, null, deps.clock.now());
       continue;
     }
-    let outcome: QueryOutcome;
-    try {
-      outcome = await connector.queryCharge(
-        { attemptId: d.attemptId, providerReference: d.providerReference },
-        { signal: AbortSignal.timeout(deps.connectorTimeoutMs), now: deps.clock.now() },
-      );
-    } catch (error) {
-      deps.log.error({ err: error, attempt_id: d.attemptId }, 'connector query threw');
-      outcome = { kind: 'unknown', code: 'connector_error', message: 'provider call failed' };
-    }
+    const outcome: QueryOutcome = await callProvider(deps, 'query', { attempt_id: d.attemptId }, (ctx) =>
+      connector.queryCharge({ attemptId: d.attemptId, providerReference: d.providerReference }, ctx),
+    );
     deps.health?.record(d.connector, outcome.kind !== 'unknown', deps.clock.now());
     if (outcome.kind === 'found') {
       const result = await applyProviderSnapshot(deps, d.connector, outcome.snapshot, 'sync');

@@ -1,3 +1,4 @@
+import { callProvider } from '../../connectors/core/provider-call.ts';
 import type { CancelOutcome, Connector } from '../../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
 import { deleteStartedKey } from '../idempotency/idempotency-repo.ts';
@@ -87,17 +88,9 @@ export async function cancelPayment(
     leaseToken = decision.leaseToken;
   }
 
-  let outcome: CancelOutcome;
-  const signal = AbortSignal.timeout(deps.connectorTimeoutMs);
-  try {
-    outcome = await connector.cancelCharge(
-      { attemptId: attempt.id, providerReference, reason: 'canceled' },
-      { signal, now: deps.clock.now() },
-    );
-  } catch (error) {
-    deps.log.error({ err: error, payment_id: paymentId }, 'connector cancel threw');
-    outcome = { kind: 'unknown', code: 'connector_error', message: 'provider call failed' };
-  }
+  const outcome: CancelOutcome = await callProvider(deps, 'cancel', { payment_id: paymentId }, (ctx) =>
+    connector.cancelCharge({ attemptId: attempt.id, providerReference, reason: 'canceled' }, ctx),
+  );
 
   if (outcome.kind === 'not_cancelable') {
     // The payer paid (or the provider ended it) first: record what the provider says, then refuse.

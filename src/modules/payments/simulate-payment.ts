@@ -1,3 +1,4 @@
+import { callProvider } from '../../connectors/core/provider-call.ts';
 import type { SimulatedOutcome } from '../../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
 import type { Store } from '../../db/store.ts';
@@ -130,16 +131,11 @@ export async function simulatePayment(
       { connector: attempt.connector },
     ]);
   }
-  const signal = AbortSignal.timeout(deps.connectorTimeoutMs);
-  const result = await connector.sandbox
-    .simulate(
-      { attemptId: attempt.id, providerReference: attempt.providerReference, outcome: PROVIDER_ACTION[outcome], amountMinor },
-      { signal, now: deps.clock.now() },
-    )
-    .catch((error: unknown) => {
-      deps.log.error({ err: error, payment_id: paymentId }, 'sandbox simulate threw');
-      return { kind: 'unknown' as const, code: 'connector_error', message: 'provider call failed' };
-    });
+  const sandbox = connector.sandbox;
+  const providerReference = attempt.providerReference;
+  const result = await callProvider(deps, 'simulate', { payment_id: paymentId }, (ctx) =>
+    sandbox.simulate({ attemptId: attempt.id, providerReference, outcome: PROVIDER_ACTION[outcome], amountMinor }, ctx),
+  );
   if (result.kind === 'unknown') {
     return {
       kind: 'failure',

@@ -1,3 +1,4 @@
+import { fetchSettlementReport } from '../../connectors/core/provider-call.ts';
 import { createHash } from 'node:crypto';
 import type { SettlementEntry } from '../../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
@@ -194,18 +195,7 @@ export async function createReconciliation(
 
 async function fetchReport(deps: ReconcileDeps, input: ReconcileInput): Promise<SettlementEntry[] | undefined> {
   const connector = deps.connectors.get(input.connector);
-  if (connector === undefined) return undefined;
-  try {
-    const outcome = await connector.fetchSettlementReport(
-      { from: input.from, to: input.to },
-      { signal: AbortSignal.timeout(deps.connectorTimeoutMs), now: deps.clock.now() },
-    );
-    if (outcome.kind === 'report') return outcome.entries;
-    deps.log.warn({ connector: input.connector, code: outcome.code }, 'settlement report unavailable for reconciliation');
-  } catch (error) {
-    deps.log.warn({ err: error, connector: input.connector }, 'settlement report fetch threw');
-  }
-  return undefined;
+  return connector === undefined ? undefined : fetchSettlementReport(deps, connector, input.from, input.to);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { callProvider } from '../../connectors/core/provider-call.ts';
 import type { Connector, RefundOutcome } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import { assert } from '../../lib/assert.ts';
@@ -131,20 +132,18 @@ export async function sendRefund(
   if (attempt?.providerReference == null || attempt.id !== refund.attemptId) {
     return { kind: 'unknown', code: 'attempt_missing', message: 'the paid attempt has no provider reference' };
   }
-  try {
-    return await connector.refund(
+  const providerReference = attempt.providerReference;
+  return callProvider(deps, 'refund', { refund_id: refund.id }, (ctx) =>
+    connector.refund(
       {
         refundId: refund.id,
         attemptId: refund.attemptId,
-        providerReference: attempt.providerReference,
+        providerReference,
         amountMinor: refund.amountMinor,
         currency: refund.currency,
         reason: refund.reason,
       },
-      { signal: AbortSignal.timeout(deps.connectorTimeoutMs), now: deps.clock.now() },
-    );
-  } catch (error) {
-    deps.log.error({ err: error, refund_id: refund.id }, 'connector refund threw');
-    return { kind: 'unknown', code: 'connector_error', message: 'provider call failed' };
-  }
+      ctx,
+    ),
+  );
 }

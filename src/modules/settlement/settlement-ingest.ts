@@ -1,3 +1,4 @@
+import { fetchSettlementReport } from '../../connectors/core/provider-call.ts';
 import type { Connector, Environment, SettlementEntry } from '../../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
 import { assert } from '../../lib/assert.ts';
@@ -69,7 +70,7 @@ async function ingestConnector(deps: SettlementDeps, connector: Connector, summa
   const from = new Date((cursor?.getTime() ?? now.getTime() - FIRST_WINDOW_MS) - LOOKBACK_MS);
   // `to` is exclusive: a line settled at this very instant belongs to this run.
   const to = new Date(now.getTime() + 1);
-  const report = await fetchReport(deps, connector, from, to);
+  const report = await fetchSettlementReport(deps, connector, from, to);
   if (report === undefined) {
     summary.unavailable.push(name);
     return;
@@ -123,26 +124,6 @@ async function ingestConnector(deps: SettlementDeps, connector: Connector, summa
     { connector: name, lines: report.length, settlements: summary.settlements.length, exceptions: summary.exceptions },
     'settlement report ingested',
   );
-}
-
-async function fetchReport(
-  deps: SettlementDeps,
-  connector: Connector,
-  from: Date,
-  to: Date,
-): Promise<SettlementEntry[] | undefined> {
-  const name = connector.capabilities.connector;
-  try {
-    const outcome = await connector.fetchSettlementReport(
-      { from, to },
-      { signal: AbortSignal.timeout(deps.connectorTimeoutMs), now: deps.clock.now() },
-    );
-    if (outcome.kind === 'report') return outcome.entries;
-    deps.log.warn({ connector: name, code: outcome.code }, 'settlement report unavailable; will retry');
-  } catch (error) {
-    deps.log.warn({ err: error, connector: name }, 'settlement report fetch threw; will retry');
-  }
-  return undefined;
 }
 
 interface Resolved {
