@@ -2,13 +2,12 @@ import { callProvider } from '../../connectors/core/provider-call.ts';
 import type { CancelOutcome, Connector } from '../../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
 import { deleteStartedKey } from '../idempotency/idempotency-repo.ts';
-import { fingerprint } from '../idempotency/fingerprint.ts';
 import {
   existingKeyDecision,
   finishKeyWithin,
   inProgress,
+  keyedOperation,
   type KeyDecision,
-  type KeyedOperation,
   type OperationResult,
   startKeyedOperation,
   unlessLeaseLost,
@@ -53,19 +52,13 @@ export async function cancelPayment(
   idempotencyKey: string | undefined,
 ): Promise<OperationResult> {
   const keyDeps = { store: deps.store, clock: deps.clock, leaseMs: deps.idempotencyLeaseMs, ttlMs: deps.idempotencyTtlMs };
-  const op: KeyedOperation | undefined =
-    idempotencyKey === undefined
-      ? undefined
-      : {
-          scope: {
-            merchantId: principal.merchantId,
-            environment: principal.environment,
-            operation: CANCEL_OPERATION,
-            key: idempotencyKey,
-          },
-          fingerprint: fingerprint(CANCEL_OPERATION, { payment_id: paymentId, cancellation_reason: input.cancellationReason }),
-          resourceId: paymentId,
-        };
+  const op = keyedOperation(
+    principal,
+    CANCEL_OPERATION,
+    idempotencyKey,
+    { payment_id: paymentId, cancellation_reason: input.cancellationReason },
+    paymentId,
+  );
   let decision: KeyDecision | undefined = op === undefined ? undefined : await existingKeyDecision(keyDeps, op);
   if (decision?.kind === 'answer') return decision.result;
 

@@ -4,12 +4,12 @@ import type { Queryable } from '../../db/store.ts';
 import type { Failpoints } from '../../lib/failpoints.ts';
 import { newId } from '../../lib/ids.ts';
 import { formatMajorAmount, parseMajorAmount, toMajorNumber } from '../../lib/money.ts';
-import { fingerprint } from '../idempotency/fingerprint.ts';
 import { deleteStartedKey, getKey, holdsLease } from '../idempotency/idempotency-repo.ts';
 import {
   existingKeyDecision,
   finishKeyWithin,
   inProgress,
+  keyedOperation,
   type KeyDecision,
   type KeyedOperation,
   type OperationResult,
@@ -79,19 +79,13 @@ export async function createRefund(
 ): Promise<OperationResult> {
   const keyDeps = { store: deps.store, clock: deps.clock, leaseMs: deps.idempotencyLeaseMs, ttlMs: deps.idempotencyTtlMs };
   let refundId = newId('refund', deps.clock.now().getTime());
-  const op: KeyedOperation | undefined =
-    idempotencyKey === undefined
-      ? undefined
-      : {
-          scope: {
-            merchantId: principal.merchantId,
-            environment: principal.environment,
-            operation: REFUND_OPERATION,
-            key: idempotencyKey,
-          },
-          fingerprint: fingerprint(REFUND_OPERATION, { payment_id: paymentId, amount: input.amountText, reason: input.reason }),
-          resourceId: refundId,
-        };
+  const op = keyedOperation(
+    principal,
+    REFUND_OPERATION,
+    idempotencyKey,
+    { payment_id: paymentId, amount: input.amountText, reason: input.reason },
+    refundId,
+  );
   let decision: KeyDecision | undefined = op === undefined ? undefined : await existingKeyDecision(keyDeps, op);
   if (decision?.kind === 'answer') return decision.result;
 
