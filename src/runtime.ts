@@ -150,9 +150,28 @@ export async function openRuntime(config: Config, owner: string, log: Logger): P
   try {
     const { applied } = await migrate(store);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    await warnIfNotDurable(store, log);
   } catch (error) {
     await store.close();
     throw error;
   }
   return { store, secret, connectors, sandboxSecret, loopback, close: () => store.close() };
+}
+
+/**
+ * An acknowledgement is only as durable as the database's commit (docs/decisions/0017). The
+ * embedded store always runs with both settings on; a PostgreSQL server configured for speed over
+ * safety is the operator's choice, but it must not be a silent one.
+ */
+async function warnIfNotDurable(store: Store, log: Logger): Promise<void> {
+  const rows = await store.query<{ name: string; setting: string }>(
+    `SELECT name, setting FROM pg_settings
+      WHERE (name = 'fsync' AND setting <> 'on') OR (name = 'synchronous_commit' AND setting = 'off')`,
+  );
+  for (const row of rows) {
+    log.warn(
+      { setting: row.name, value: row.setting },
+      'the database does not flush commits to disk before acknowledging them: a crash may lose acknowledged payments',
+    );
+  }
 }

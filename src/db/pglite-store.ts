@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { isStoreUnavailable, StoreUnavailableError } from './db-errors.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
+import { DURABLE_START_PARAMS, DurableNodeFS } from './durable-node-fs.ts';
 import type { Connection, Queryable, Row, Store } from './store.ts';
 
 export interface EmbeddedStoreOptions {
@@ -52,9 +53,12 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
   let lock: DataDirLock | undefined;
   if (options.dataDir !== undefined) lock = lockDataDir(options.dataDir, options.owner);
   let db: PGlite;
+  // On disk, every commit is fsynced before it returns (durable-node-fs.ts); in memory there is
+  // nothing to flush.
+  const fs = options.dataDir === undefined ? undefined : new DurableNodeFS(options.dataDir);
   try {
     db = await PGlite.create({
-      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+      ...(fs === undefined ? {} : { fs, startParams: [...DURABLE_START_PARAMS] }),
       ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
       parsers: { 20: (value: string) => BigInt(value) },
     });
@@ -89,5 +93,7 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
     },
     // Exposed for the test harness, which dumps a migrated template once and reuses it.
     dump: () => db.dumpDataDir('none'),
-  } as Store & { dump: () => Promise<Blob | File> };
+    // Exposed for the durability test: fsync calls so far (0 in memory).
+    fsyncs: () => fs?.syncs ?? 0,
+  } as Store & { dump: () => Promise<Blob | File>; fsyncs: () => number };
 }

@@ -87,6 +87,21 @@ describe('CLI', once, () => {
       assert.equal(res.status, 201, await res.text());
       // It never prints keys on PostgreSQL.
       assert.doesNotMatch(server.output(), /sk_(test|live)_/);
+      assert.doesNotMatch(server.output(), /does not flush commits/, 'a durable server is not warned about');
+      await server.kill('SIGTERM');
+    } finally {
+      await dropPostgresSchema(schema);
+    }
+  });
+
+  it('warns at start when PostgreSQL acknowledges commits it has not flushed', async () => {
+    const schema = await createPostgresSchema();
+    try {
+      const url = new URL(postgresUrlWithSchema(schema));
+      url.searchParams.set('options', `${url.searchParams.get('options') ?? ''} -c synchronous_commit=off`);
+      const server = await startServer({ DATABASE_URL: url.toString() });
+      running.push(server);
+      assert.match(server.output(), /"setting":"synchronous_commit","value":"off".*does not flush commits to disk/);
       await server.kill('SIGTERM');
     } finally {
       await dropPostgresSchema(schema);

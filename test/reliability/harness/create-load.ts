@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { openEmbeddedStore } from '../../../src/db/pglite-store.ts';
-import { call, quickStartBody } from './api-client.ts';
+import { type ApiResponse, call, type CallOptions, quickStartBody } from './api-client.ts';
 import type { StoreTarget } from './processes.ts';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Create load that behaves like a careful client: every request carries an Idempotency-Key, and
@@ -81,6 +83,13 @@ export async function createOnce(
     if (retryAfter === null) ledger.violation(`${res.status} ${code} without Retry-After`);
     return 'retry';
   }
+  if (res.status === 429) {
+    // Rate limited (on by default, as under `npm start`): a careful client waits as told, then
+    // retries the same key. Nothing was done, so nothing is owed.
+    if (retryAfter === null) ledger.violation('429 without Retry-After');
+    await pause(retryAfterMs(retryAfter));
+    return 'retry';
+  }
   ledger.violation(`unexpected ${res.status} for key ${key}: ${res.text.slice(0, 300)}`);
   ledger.pending.delete(key);
   return 'rejected';
@@ -102,7 +111,51 @@ export interface CreateLoadOptions {
   staggerMs?: number;
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Retry-After in whole seconds (as we send it), bounded so that a wrong header cannot stall a test. */
+function retryAfterMs(header: string | null): number {
+  const seconds = Number(header);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 10) * 1_000 : 1_000;
+}
+
+/**
+ * `call` for checks after a fault: waits out 429s (Retry-After) and 503s, bounded, so that a
+ * check never mistakes being rate limited for a missing payment.
+ */
+export async function callPatiently(baseUrl: string, method: string, path: string, options: CallOptions): Promise<ApiResponse> {
+  for (let attempt = 1; ; attempt += 1) {
+    const res = await call(baseUrl, method, path, options);
+    const busy = !res.ok || res.status === 429 || res.status === 503;
+    if (!busy) return res;
+    if (attempt >= 30) throw new Error(`${method} ${path}: still ${res.ok ? res.status : res.error} after ${attempt} tries`);
+    await pause(res.ok ? retryAfterMs(res.headers.get('retry-after')) : 250);
+  }
+}
+
+/**
+ * What a merchant would check after a crash, over HTTP: every acknowledged payment answers
+ * `GET /payment/{id}` with its reference, and replaying its key returns the same payment with
+ * `Idempotent-Replayed: true` (never a second one). Returns the problems found.
+ */
+export async function checkAcknowledgedOverHttp(baseUrl: string, apiKey: string, ledger: CreateLedger): Promise<string[]> {
+  const problems: string[] = [];
+  const entries = [...ledger.acked.entries()];
+  const checkOne = async ([key, id]: [string, string]) => {
+    const got = await callPatiently(baseUrl, 'GET', `/payment/${id}`, { key: apiKey });
+    if (got.status !== 200) problems.push(`GET ${id} (key ${key}): ${got.status} ${got.text.slice(0, 120)}`);
+    else if (got.json<{ reference_no?: string }>().reference_no !== key) problems.push(`GET ${id}: another reference`);
+    const replay = await callPatiently(baseUrl, 'POST', '/payment/create', {
+      key: apiKey,
+      body: quickStartBody(key),
+      headers: { 'idempotency-key': key },
+    });
+    const replayedId = replay.status === 201 ? replay.json<{ id?: string }>().id : undefined;
+    if (replayedId !== id) problems.push(`replay of ${key}: ${replay.status} ${String(replayedId)} instead of ${id}`);
+    else if (replay.headers.get('idempotent-replayed') !== 'true') problems.push(`replay of ${key} not marked replayed`);
+  };
+  // A few at a time: the point is every key, not speed.
+  for (let i = 0; i < entries.length; i += 8) await Promise.all(entries.slice(i, i + 8).map(checkOne));
+  return problems;
+}
 
 /** Runs `workers` careful clients until `stop()`; each retries its own unacknowledged key first. */
 export async function runCreateLoad(o: CreateLoadOptions): Promise<void> {

@@ -23,12 +23,12 @@ export interface Merchant {
   productionKey: string;
 }
 
-/** The variables a test decides; anything inherited that could redirect the process is dropped. */
-export function serverEnv(target: StoreTarget, secret: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+/** The inherited environment without anything that could redirect or reconfigure a Tributary process. */
+function cleanEnv(target: StoreTarget): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(env)) {
     if (
-      /^(DATABASE_URL|DATA_DIR|TRIBUTARY_|PORT$|HOST$|TEST_STORE|REDIS_URL|RUN_JOBS|LOG_LEVEL|DB_|IDEMPOTENCY_|CONNECTOR_|CREATION_|PUBLIC_BASE_URL|NODE_OPTIONS|RATE_LIMIT_|WEBHOOK_)/.test(
+      /^(DATABASE_URL|DATA_DIR|TRIBUTARY_|PORT$|HOST$|TEST_STORE|REDIS_URL|RUN_JOBS|LOG_LEVEL|DB_|IDEMPOTENCY_|CONNECTOR_|CREATION_|PUBLIC_BASE_URL|NODE_OPTIONS|RATE_LIMIT_|WEBHOOK_|SANDBOX_|SETTLEMENT_|STATUS_SYNC_|AUTH_CACHE_|BODY_LIMIT_|EVENT_RETENTION_|PRODUCTION_CONNECTORS)/.test(
         name,
       )
     ) {
@@ -37,8 +37,29 @@ export function serverEnv(target: StoreTarget, secret: string, extra: Record<str
   }
   if (target.kind === 'embedded') env['DATA_DIR'] = target.dataDir;
   else env['DATABASE_URL'] = target.url;
+  return env;
+}
+
+/** The variables a test decides; anything inherited that could redirect the process is dropped. */
+export function serverEnv(target: StoreTarget, secret: string, extra: Record<string, string>): NodeJS.ProcessEnv {
   // Rate limits are a feature under test elsewhere; here they would turn load into 429s.
-  return { ...env, TRIBUTARY_SECRET: secret, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '0', ...extra };
+  return {
+    ...cleanEnv(target),
+    TRIBUTARY_SECRET: secret,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '0',
+    ...extra,
+  };
+}
+
+/**
+ * The environment of a server started as the README says: only the store and the port, every
+ * other setting at its default (rate limits on, info logs, the embedded store generating its own
+ * secret). PostgreSQL needs TRIBUTARY_SECRET, so `secret` is passed there and only there.
+ */
+export function readmeEnv(target: StoreTarget, port: number, secret?: string): NodeJS.ProcessEnv {
+  return { ...cleanEnv(target), PORT: String(port), ...(secret === undefined ? {} : { TRIBUTARY_SECRET: secret }) };
 }
 
 /** A bounded tail of a process's output, for failure messages. */
@@ -81,6 +102,16 @@ export interface StartServerOptions {
   startTimeoutMs?: number;
 }
 
+/**
+ * Starts the server exactly as the README does: `npm start` (npm → sh → node) in a process group
+ * of its own, with `env` (see readmeEnv). kill9() then kills the whole group with SIGKILL, as a
+ * crash, the OOM killer or a power cut would take every process at once.
+ */
+export async function startAsReadme(env: NodeJS.ProcessEnv, startTimeoutMs = 60_000): Promise<ServerProcess> {
+  const child = spawn('npm', ['start'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return attachServer(child, startTimeoutMs, true);
+}
+
 function waitExit(child: ChildProcess): Promise<Exit> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -116,6 +147,21 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
     env: serverEnv(options.target, options.secret, { PORT: '0', ...(options.env ?? {}) }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return attachServer(child, options.startTimeoutMs ?? 30_000, false);
+}
+
+/** True while any process of group `pgid` is alive. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits for "Tributary is listening on …" from a spawned server; `group`: it leads its own process group. */
+async function attachServer(child: ChildProcess, startTimeoutMs: number, group: boolean): Promise<ServerProcess> {
   const tail = new OutputTail(64 * 1024);
   const exited = waitExit(child);
   const listening = new Promise<string>((resolve, reject) => {
@@ -130,32 +176,45 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
     child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
     void exited.then((exit) => reject(new Error(`server exited during start (${JSON.stringify(exit)}):\n${tail.toString()}`)));
   });
+  const pid = child.pid as number;
+  const kill = (signal: NodeJS.Signals) => (group ? process.kill(-pid, signal) : child.kill(signal));
+  // Under `npm start` the group is npm, a shell and node, and npm may exit before node does: the
+  // process has stopped only when the whole group is gone (or a restart would meet the old
+  // server's store lock).
+  async function groupGone(timeoutMs: number): Promise<void> {
+    for (let waited = 0; group && groupAlive(pid); waited += 20) {
+      if (waited > timeoutMs) throw new Error(`process group ${pid} still alive after ${timeoutMs} ms`);
+      await sleep(20);
+    }
+  }
+  async function kill9(): Promise<Exit> {
+    kill('SIGKILL');
+    const exit = await exited;
+    await groupGone(10_000);
+    return exit;
+  }
   let url: string;
   try {
-    url = await withDeadline(listening, options.startTimeoutMs ?? 30_000, 'server start');
+    url = await withDeadline(listening, startTimeoutMs, 'server start');
   } catch (error) {
-    child.kill('SIGKILL');
-    await exited;
+    await kill9();
     throw error;
   }
-  const pid = child.pid as number;
   return {
     url,
     pid,
     child,
     exited,
     output: () => tail.toString(),
-    async kill9() {
-      child.kill('SIGKILL');
-      return exited;
-    },
+    kill9,
     async terminate(timeoutMs = 20_000) {
-      child.kill('SIGTERM');
+      kill('SIGTERM');
       try {
-        return await withDeadline(exited, timeoutMs, `SIGTERM of server ${pid}`);
+        const exit = await withDeadline(exited, timeoutMs, `SIGTERM of server ${pid}`);
+        await groupGone(timeoutMs);
+        return exit;
       } catch (error) {
-        child.kill('SIGKILL');
-        await exited;
+        await kill9();
         throw error;
       }
     },
