@@ -175,6 +175,42 @@ describe(`reconciliation (${TEST_STORE})`, () => {
     // GET answers the same lines.
     const got = json(await ctx.t.call('GET', `/reconciliation/${String(rec['id'])}`));
     assert.deepEqual(got, rec);
+    assert.equal(rec['lines_has_more'], false);
+    assert.equal(rec['lines_next_cursor'], null);
+
+    // The lines list pages through the same lines, in order, one at a time.
+    const paged: Record<string, unknown>[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages <= lines.length; pages += 1) {
+      const query: string = cursor === null ? 'limit=1' : `limit=1&starting_after=${cursor}`;
+      const page = json(await ctx.t.call('GET', `/reconciliation/${String(rec['id'])}/lines?${query}`));
+      assert.equal(page['object'], 'list');
+      paged.push(...(page['data'] as Record<string, unknown>[]));
+      cursor = page['next_cursor'] as string | null;
+      assert.equal(page['has_more'], cursor !== null);
+      if (cursor === null) break;
+    }
+    assert.deepEqual(paged, lines);
+    assert.deepEqual(
+      paged.map((l) => l['seq']),
+      lines.map((_, i) => i + 1),
+    );
+    // Filtered by result.
+    const mismatches = json(
+      await ctx.t.call('GET', `/reconciliation/${String(rec['id'])}/lines?result=amount_mismatch&limit=100`),
+    );
+    assert.deepEqual(
+      (mismatches['data'] as Record<string, unknown>[]).map((l) => l['payment_id']),
+      lines.filter((l) => l['result'] === 'amount_mismatch').map((l) => l['payment_id']),
+    );
+    // Bad paging input is a 400 and an unknown reconciliation a 404, in the error structure.
+    for (const bad of ['limit=0', 'limit=101', 'starting_after=abc', 'starting_after=0', 'result=nope']) {
+      const res = await ctx.t.call('GET', `/reconciliation/${String(rec['id'])}/lines?${bad}`);
+      assert.equal(res.statusCode, 400, bad);
+      assert.equal(json(res)['code'], 'invalid_request', bad);
+    }
+    const unknownRec = await ctx.t.call('GET', `/reconciliation/${newId('reconciliation', Date.now())}/lines`);
+    assert.equal(unknownRec.statusCode, 404);
 
     // CSV: header, one row per line, exact amounts.
     const csv = await ctx.t.call('GET', `/reconciliation/${String(rec['id'])}/lines.csv`);

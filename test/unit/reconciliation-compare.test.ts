@@ -4,7 +4,13 @@ import fc from 'fast-check';
 import { ConnectorRegistry } from '../../src/connectors/core/registry.ts';
 import { compareReport, type OurSettlement, type ReportLine } from '../../src/modules/reconciliation/compare-report.ts';
 import { checkReconcileInput, MAX_WINDOW_MS } from '../../src/modules/reconciliation/reconcile.ts';
-import { csvField, reconciliationCsv } from '../../src/modules/reconciliation/reconciliation-view.ts';
+import {
+  csvField,
+  FIRST_PAGE_LINES,
+  firstLinePage,
+  reconciliationCsv,
+  reconciliationLinesView,
+} from '../../src/modules/reconciliation/reconciliation-view.ts';
 import { createScriptedConnector } from '../harness/scripted-connector.ts';
 
 const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-02T00:00:00Z') };
@@ -158,5 +164,29 @@ describe('reconciliation input checks', () => {
       { connector: 'scripted_settles', from, to },
     );
     assert.equal(prod?.code, 'invalid_request');
+  });
+});
+
+describe('reconciliation lines paging', () => {
+  const line = (i: number) => ({
+    result: 'missing_in_report' as const,
+    paymentId: `pay_${i}`,
+    providerReference: `ch_${i}`,
+    report: null,
+    ours: ours(`pay_${i}`),
+  });
+
+  it('shows at most FIRST_PAGE_LINES with the reconciliation, numbered from 1, and says where the rest start', () => {
+    for (const count of [0, 1, FIRST_PAGE_LINES, FIRST_PAGE_LINES + 1, 3 * FIRST_PAGE_LINES]) {
+      const page = firstLinePage(Array.from({ length: count }, (_, i) => line(i)));
+      assert.equal(page.lines.length, Math.min(count, FIRST_PAGE_LINES), `${count} lines`);
+      assert.deepEqual(
+        page.lines.map((l) => l.seq),
+        page.lines.map((_, i) => i + 1),
+      );
+      assert.equal(page.hasMore, count > FIRST_PAGE_LINES, `${count} lines`);
+      const view = reconciliationLinesView(page);
+      assert.equal(view.next_cursor, count > FIRST_PAGE_LINES ? String(FIRST_PAGE_LINES) : null);
+    }
   });
 });

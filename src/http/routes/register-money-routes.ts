@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReconcileDeps } from '../../modules/reconciliation/reconcile.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { ReconciliationSchema } from '../schemas/reconciliation.schema.ts';
+import { ReconciliationLineListSchema, ReconciliationSchema } from '../schemas/reconciliation.schema.ts';
 import { SettlementListSchema, SettlementSchema } from '../schemas/settlement.schema.ts';
 import { registerCreateReconciliation } from './reconciliation/create-reconciliation.route.ts';
 import { registerGetReconciliation } from './reconciliation/get-reconciliation.route.ts';
+import { registerListReconciliationLines } from './reconciliation/list-reconciliation-lines.route.ts';
 import { registerGetSettlement } from './settlement/get-settlement.route.ts';
 import { registerListSettlements } from './settlement/list-settlements.route.ts';
 
@@ -16,6 +17,7 @@ export function addMoneySchemas(app: FastifyInstance): void {
   app.addSchema(SettlementSchema);
   app.addSchema(SettlementListSchema);
   app.addSchema(ReconciliationSchema);
+  app.addSchema(ReconciliationLineListSchema);
 }
 
 export function registerMoneyRoutes(app: FastifyInstance, deps: RouteDeps & { reconcile: ReconcileDeps }): void {
@@ -23,4 +25,5 @@ export function registerMoneyRoutes(app: FastifyInstance, deps: RouteDeps & { re
   registerGetSettlement(app, deps);
   registerCreateReconciliation(app, deps.reconcile);
   registerGetReconciliation(app, deps);
+  registerListReconciliationLines(app, deps);
 }

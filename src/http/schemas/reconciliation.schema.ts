@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DISCREPANCY_KINDS } from '../../modules/reconciliation/compare-report.ts';
+import { FIRST_PAGE_LINES } from '../../modules/reconciliation/reconciliation-view.ts';
+import { PageLimit } from './payment-list.schema.ts';
 import { Nullable, StringEnum, Timestamp } from './schema-helpers.ts';
 
 export const LINE_RESULTS = ['matched', ...DISCREPANCY_KINDS] as const;
@@ -53,6 +55,10 @@ const SummaryFields = {
 
 export const ReconciliationLineSchema = Type.Object(
   {
+    seq: Type.Integer({
+      minimum: 1,
+      description: "The line's position in the reconciliation (report lines first, in report order, then `missing_in_report`).",
+    }),
     result: StringEnum(LINE_RESULTS, { description: 'matched, or the discrepancy kind (docs/money.md "Reconciliation").' }),
     payment_id: Nullable(Type.String()),
     provider_reference: Type.String(),
@@ -62,7 +68,45 @@ export const ReconciliationLineSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const LinesCursor = Nullable(
+  Type.String({ description: 'Pass as `starting_after` to GET /reconciliation/{id}/lines for the next page; null on the last.' }),
+);
+
 export const ReconciliationSchema = Type.Object(
-  { ...SummaryFields, lines: Type.Optional(Type.Array(ReconciliationLineSchema)) },
+  {
+    ...SummaryFields,
+    lines: Type.Optional(
+      Type.Array(ReconciliationLineSchema, {
+        maxItems: FIRST_PAGE_LINES,
+        description: `The first ${FIRST_PAGE_LINES} lines; GET /reconciliation/{id}/lines pages through all of them.`,
+      }),
+    ),
+    lines_has_more: Type.Optional(Type.Boolean({ description: 'More lines follow the ones in `lines`.' })),
+    lines_next_cursor: Type.Optional(LinesCursor),
+  },
   { $id: 'Reconciliation', additionalProperties: false },
+);
+
+export const ListReconciliationLinesQuerySchema = Type.Object(
+  {
+    limit: PageLimit(),
+    starting_after: Type.Optional(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,8}$',
+        description: 'A line position (`next_cursor` of the previous page): the page starts right after it.',
+      }),
+    ),
+    result: Type.Optional(StringEnum(LINE_RESULTS, { description: 'Only lines with this result.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ReconciliationLineListSchema = Type.Object(
+  {
+    object: Type.Literal('list'),
+    data: Type.Array(ReconciliationLineSchema, { description: 'In line order.' }),
+    has_more: Type.Boolean(),
+    next_cursor: LinesCursor,
+  },
+  { $id: 'ReconciliationLineList', additionalProperties: false },
 );

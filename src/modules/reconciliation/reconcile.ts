@@ -26,7 +26,7 @@ import {
   insertReconciliation,
   type Reconciliation,
 } from './reconciliation-repo.ts';
-import { reconciliationSummaryView, reconciliationView } from './reconciliation-view.ts';
+import { firstLinePage, reconciliationSummaryView, reconciliationView } from './reconciliation-view.ts';
 
 /**
  * POST /reconciliation/create without the HTTP (docs/money.md "Reconciliation"). Fetches the
@@ -170,7 +170,7 @@ export async function createReconciliation(
       stored = existing;
       status = 200;
     }
-    const body = JSON.stringify(reconciliationView(stored, comparison.lines));
+    const body = JSON.stringify(reconciliationView(stored, firstLinePage(comparison.lines)));
     if (op !== undefined && leaseToken !== undefined) {
       const finished = await finishKey(tx, op.scope, {
         leaseToken,

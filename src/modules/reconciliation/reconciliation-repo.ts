@@ -185,17 +185,54 @@ export async function findReconciliation(
   merchantId: string,
   environment: Environment,
   id: string,
-): Promise<{ reconciliation: Reconciliation; lines: ComparedLine[] } | undefined> {
+): Promise<Reconciliation | undefined> {
   const rows = await q.query<ReconciliationRow>(
     'SELECT * FROM reconciliations WHERE id = $1 AND merchant_id = $2 AND environment = $3',
     [id, merchantId, environment],
   );
-  if (rows[0] === undefined) return undefined;
-  const lines = await q.query<LineRow>(
-    'SELECT * FROM reconciliation_lines WHERE reconciliation_id = $1 AND merchant_id = $2 AND environment = $3 ORDER BY seq',
-    [id, merchantId, environment],
-  );
-  return { reconciliation: fromRow(rows[0]), lines: lines.map(lineFromRow) };
+  return rows[0] === undefined ? undefined : fromRow(rows[0]);
+}
+
+/** A line with its position in the reconciliation (1-based), which is also the lines' cursor. */
+export type NumberedLine = ComparedLine & { seq: number };
+
+export interface LinePageQuery {
+  /** Lines after this position (0: from the first). */
+  afterSeq: number;
+  /** At most this many; undefined: all the rest (the CSV export). */
+  limit?: number;
+  /** Only lines with this result. */
+  result?: LineResult;
+}
+
+/**
+ * One page of a reconciliation's lines in report order, and whether more follow. The caller has
+ * already found the reconciliation under the same merchant and environment; the scope is repeated
+ * here anyway so that no query can read another tenant's lines.
+ */
+export async function listReconciliationLines(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  id: string,
+  page: LinePageQuery,
+): Promise<{ lines: NumberedLine[]; hasMore: boolean }> {
+  const params: unknown[] = [id, merchantId, environment, page.afterSeq];
+  let where = 'reconciliation_id = $1 AND merchant_id = $2 AND environment = $3 AND seq > $4';
+  if (page.result !== undefined) {
+    params.push(page.result);
+    where += ` AND result = $${params.length}`;
+  }
+  let limit = '';
+  if (page.limit !== undefined) {
+    // One more than asked says whether another page follows.
+    params.push(page.limit + 1);
+    limit = ` LIMIT $${params.length}`;
+  }
+  const rows = await q.query<LineRow>(`SELECT * FROM reconciliation_lines WHERE ${where} ORDER BY seq${limit}`, params);
+  const hasMore = page.limit !== undefined && rows.length > page.limit;
+  const kept = hasMore ? rows.slice(0, page.limit) : rows;
+  return { lines: kept.map((r) => ({ ...lineFromRow(r), seq: r.seq })), hasMore };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isCurrencyCode } from '../../lib/currencies.ts';
 import { formatMajorAmount, toMajorNumber } from '../../lib/money.ts';
 import { type ComparedLine, DISCREPANCY_KINDS } from './compare-report.ts';
-import type { Reconciliation } from './reconciliation-repo.ts';
+import type { NumberedLine, Reconciliation } from './reconciliation-repo.ts';
 
 /**
  * A reconciliation as the API shows it (JSON) and as a CSV export. Amounts are major units of
@@ -32,36 +32,67 @@ export function reconciliationSummaryView(r: Reconciliation) {
   };
 }
 
-export function reconciliationView(r: Reconciliation, lines: readonly ComparedLine[]) {
+/** Lines shown with the reconciliation itself; the rest are paged with GET /reconciliation/{id}/lines. */
+export const FIRST_PAGE_LINES = 100;
+
+export interface LinePage {
+  lines: readonly NumberedLine[];
+  hasMore: boolean;
+}
+
+/** The first page of freshly compared lines (numbered as the repo stores them: report order from 1). */
+export function firstLinePage(lines: readonly ComparedLine[]): LinePage {
+  return {
+    lines: lines.slice(0, FIRST_PAGE_LINES).map((l, i) => ({ ...l, seq: i + 1 })),
+    hasMore: lines.length > FIRST_PAGE_LINES,
+  };
+}
+
+const nextCursor = (page: LinePage): string | null => (page.hasMore ? String(page.lines.at(-1)?.seq ?? 0) : null);
+
+function lineView(l: NumberedLine) {
+  return {
+    seq: l.seq,
+    result: l.result,
+    payment_id: l.paymentId,
+    provider_reference: l.providerReference,
+    report:
+      l.report === null
+        ? null
+        : {
+            currency: l.report.currency,
+            gross: major(l.report.grossMinor, l.report.currency),
+            fee: major(l.report.feeMinor, l.report.currency),
+            net: major(l.report.netMinor, l.report.currency),
+            settled_at: l.report.settledAt.toISOString(),
+          },
+    ours:
+      l.ours === null
+        ? null
+        : {
+            settlement_id: l.ours.settlementId,
+            currency: l.ours.currency,
+            gross: major(l.ours.grossMinor, l.ours.currency),
+            fee: major(l.ours.feeMinor, l.ours.currency),
+            net: major(l.ours.netMinor, l.ours.currency),
+            settled_at: l.ours.settledAt.toISOString(),
+          },
+  };
+}
+
+/** The reconciliation with its first page of lines (FIRST_PAGE_LINES) and where the rest start. */
+export function reconciliationView(r: Reconciliation, firstPage: LinePage) {
   return {
     ...reconciliationSummaryView(r),
-    lines: lines.map((l) => ({
-      result: l.result,
-      payment_id: l.paymentId,
-      provider_reference: l.providerReference,
-      report:
-        l.report === null
-          ? null
-          : {
-              currency: l.report.currency,
-              gross: major(l.report.grossMinor, l.report.currency),
-              fee: major(l.report.feeMinor, l.report.currency),
-              net: major(l.report.netMinor, l.report.currency),
-              settled_at: l.report.settledAt.toISOString(),
-            },
-      ours:
-        l.ours === null
-          ? null
-          : {
-              settlement_id: l.ours.settlementId,
-              currency: l.ours.currency,
-              gross: major(l.ours.grossMinor, l.ours.currency),
-              fee: major(l.ours.feeMinor, l.ours.currency),
-              net: major(l.ours.netMinor, l.ours.currency),
-              settled_at: l.ours.settledAt.toISOString(),
-            },
-    })),
+    lines: firstPage.lines.map(lineView),
+    lines_has_more: firstPage.hasMore,
+    lines_next_cursor: nextCursor(firstPage),
   };
+}
+
+/** GET /reconciliation/{id}/lines: one page in the shape of every list. */
+export function reconciliationLinesView(page: LinePage) {
+  return { object: 'list' as const, data: page.lines.map(lineView), has_more: page.hasMore, next_cursor: nextCursor(page) };
 }
 
 export const CSV_COLUMNS = [

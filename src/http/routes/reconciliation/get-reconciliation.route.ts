@@ -1,25 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Store } from '../../../db/store.ts';
-import { ApiError } from '../../../lib/error-catalogue.ts';
-import { isIdOf } from '../../../lib/ids.ts';
-import { findReconciliation } from '../../../modules/reconciliation/reconciliation-repo.ts';
-import { reconciliationCsv, reconciliationView } from '../../../modules/reconciliation/reconciliation-view.ts';
-import { principalOf } from '../../plugins/auth.ts';
+import { FIRST_PAGE_LINES, reconciliationCsv, reconciliationView } from '../../../modules/reconciliation/reconciliation-view.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { ReconciliationSchema } from '../../schemas/reconciliation.schema.ts';
-
-const Params = Type.Object({ id: Type.String({ maxLength: 64, description: '`rec_…`' }) });
-
-async function load(store: Store, request: FastifyRequest, id: string) {
-  const principal = principalOf(request);
-  const found = isIdOf('reconciliation', id)
-    ? await findReconciliation(store, principal.merchantId, principal.environment, id)
-    : undefined;
-  if (found === undefined) throw new ApiError('resource_not_found', 'No such reconciliation.');
-  return found;
-}
+import { linesOf, loadReconciliation, ReconciliationParams } from './load-reconciliation.ts';
 
 export function registerGetReconciliation(app: FastifyInstance, deps: { store: Store }): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -31,13 +17,14 @@ export function registerGetReconciliation(app: FastifyInstance, deps: { store: S
         summary: 'Retrieve a reconciliation',
         description:
           "The summary counts and every line (matched or the discrepancy kind, with the provider's and Tributary's side). `GET /reconciliation/{id}/lines.csv` exports the lines as CSV.",
-        params: Params,
+        params: ReconciliationParams,
         response: { 200: Type.Ref(ReconciliationSchema), ...errorResponses },
       },
     },
     async (request, reply) => {
-      const found = await load(deps.store, request, request.params.id);
-      return reply.send(reconciliationView(found.reconciliation, found.lines));
+      const found = await loadReconciliation(deps.store, request, request.params.id);
+      const firstPage = await linesOf(deps.store, request, found, { afterSeq: 0, limit: FIRST_PAGE_LINES });
+      return reply.send(reconciliationView(found, firstPage));
     },
   );
 
@@ -50,7 +37,7 @@ export function registerGetReconciliation(app: FastifyInstance, deps: { store: S
         summary: "Export a reconciliation's lines as CSV",
         description:
           "RFC 4180 CSV (UTF-8, CRLF, a header row): one row per line with `result`, the payment, the provider reference, and both sides. Amounts are exact decimal strings in major units. Text that a spreadsheet would run as a formula is prefixed with `'`.",
-        params: Params,
+        params: ReconciliationParams,
         response: {
           200: { description: 'The lines as CSV.', content: { 'text/csv': { schema: Type.String() } } },
           ...errorResponses,
@@ -58,11 +45,12 @@ export function registerGetReconciliation(app: FastifyInstance, deps: { store: S
       },
     },
     async (request, reply) => {
-      const found = await load(deps.store, request, request.params.id);
+      const found = await loadReconciliation(deps.store, request, request.params.id);
+      const all = await linesOf(deps.store, request, found, { afterSeq: 0 });
       return reply
         .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${found.reconciliation.id}.csv"`)
-        .send(reconciliationCsv(found.lines));
+        .header('content-disposition', `attachment; filename="${found.id}.csv"`)
+        .send(reconciliationCsv(all.lines));
     },
   );
 }
