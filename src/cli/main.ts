@@ -12,6 +12,7 @@ import {
   saveMerchantSettings,
 } from '../modules/merchants/merchant-settings.ts';
 import { createMerchantService } from '../modules/merchants/merchant-service.ts';
+import { listExceptionsCommand, resolveExceptionCommand } from './settlement-exceptions.ts';
 import { runWorker } from './worker.ts';
 import { BUILT_IN_CAPABILITIES, openRuntime, resolveSecret, type Runtime, sandboxMasterSecret } from '../runtime.ts';
 import { sandboxCredentials } from '../sandbox/sandbox-secrets.ts';
@@ -31,6 +32,9 @@ const USAGE = `Usage: tributary <command> [options]
   keys revoke KEY_ID [--json]
   keys roll KEY_ID [--overlap-hours N] [--json]  new key now, old one expires after N hours (default 24)
   sandbox keys [--json]                          the sandbox providers' API keys (for their control API, docs/sandbox.md)
+  settlement exceptions [--status open|resolved] [--connector C] [--merchant MER_ID] [--json]
+                                                 report lines the settlement ingestion did not apply (docs/money.md)
+  settlement resolve STX_ID --note TEXT [--json] mark one resolved, with what was done (final)
   migrate                                        apply pending migrations and exit
   worker                                         dispatch webhooks until SIGTERM (any number, on PostgreSQL)
 
@@ -59,6 +63,9 @@ async function run(argv: string[]): Promise<void> {
       environment: { type: 'string' },
       'overlap-hours': { type: 'string' },
       set: { type: 'string' },
+      status: { type: 'string' },
+      connector: { type: 'string' },
+      note: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -204,6 +211,21 @@ async function run(argv: string[]): Promise<void> {
           },
           `New key ${rolled.issued.key.id} (shown once): ${rolled.issued.secret}\n${arg} keeps working until ${iso(rolled.oldExpiresAt)}`,
         );
+        return;
+      }
+      case 'settlement exceptions':
+      case 'settlement resolve': {
+        if (action === 'resolve' && arg === undefined) throw new UsageError('settlement resolve STX_ID --note TEXT');
+        const out =
+          action === 'resolve'
+            ? await resolveExceptionCommand(runtime.store, arg as string, values.note, systemClock.now())
+            : await listExceptionsCommand(runtime.store, {
+                ...(values.status === undefined ? {} : { status: values.status }),
+                ...(values.connector === undefined ? {} : { connector: values.connector }),
+                ...(values.merchant === undefined ? {} : { merchant: values.merchant }),
+              });
+        if (!out.ok) throw new UsageError(out.problem);
+        print(json, out.value, out.human);
         return;
       }
       default:

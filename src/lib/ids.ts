@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   deliveryAttempt: 'dla',
   settlement: 'stl',
+  settlementException: 'stx',
   reconciliation: 'rec',
   request: 'req',
   journalEntry: 'je',

@@ -1,4 +1,4 @@
-import { type CurrencyCode, minorUnitDigits } from './currencies.ts';
+import { type CurrencyCode, isCurrencyCode, minorUnitDigits } from './currencies.ts';
 
 /**
  * Exact money. Internally an amount is a bigint of minor units; on the wire it is a JSON number in
@@ -71,4 +71,18 @@ export function formatMajorAmount(minor: bigint, currency: CurrencyCode): string
  */
 export function toMajorNumber(minor: bigint, currency: CurrencyCode): number {
   return Number(formatMajorAmount(minor, currency));
+}
+
+/**
+ * A provider's amount in a currency it named, which may not be one we know (a typo in a report):
+ * major units when we know the currency, else the minor units as the provider sent them, since an
+ * unknown currency cannot be scaled. For views of provider data only (reconciliation, exceptions).
+ */
+export function reportedMajorNumber(minor: bigint, currency: string): number {
+  return isCurrencyCode(currency) ? toMajorNumber(minor, currency) : Number(minor);
+}
+
+/** The exact text of reportedMajorNumber (CSV exports). */
+export function reportedMajorText(minor: bigint, currency: string): string {
+  return isCurrencyCode(currency) ? formatMajorAmount(minor, currency) : minor.toString();
 }

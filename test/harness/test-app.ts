@@ -56,6 +56,12 @@ export interface TestApp {
   provider(connector: 'sandbox_bank' | 'sandbox_ewallet' | 'sandbox_counter'): SandboxProvider;
   /** GET /payment/{id} as merchant A (sandbox), parsed. */
   payment(id: unknown): Promise<Record<string, unknown>>;
+  /**
+   * A bank payment the payer paid in full (created with `key`, default merchant A's sandbox key,
+   * simulated `succeeded`, notification processed), with the provider's charge id, which settlement
+   * report faults name.
+   */
+  paidBankPayment(key?: string): Promise<{ id: string; charge: string }>;
   /** The payment's events in version order, as `type@version` / as types only. */
   eventTrail(id: unknown): Promise<string[]>;
   eventTypes(id: unknown): Promise<string[]>;
@@ -214,6 +220,21 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       return json(
         await app.inject({ method: 'GET', url: `/payment/${String(id)}`, headers: { authorization: `Bearer ${a.sandboxKey}` } }),
       );
+    },
+    async paidBankPayment(this: TestApp, key?: string) {
+      const k = key === undefined ? {} : { key };
+      const created = await this.call('POST', '/payment/create', { body: quickStart({ channel: 'bank' }), ...k });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = json(created)['id'] as string;
+      const paid = await this.call('POST', `/sandbox/payment/${id}/simulate`, { body: { outcome: 'succeeded' }, ...k });
+      assert.equal(paid.statusCode, 202, paid.body);
+      await this.deliverNotifications();
+      const [attempt] = await store.query<{ provider_reference: string }>(
+        'SELECT provider_reference FROM payment_attempts WHERE payment_id = $1',
+        [id],
+      );
+      assert.ok(attempt !== undefined, `no attempt for ${id}`);
+      return { id, charge: attempt.provider_reference };
     },
     async eventTrail(id) {
       const rows = await store.query<{ type: string; object_version: number }>(

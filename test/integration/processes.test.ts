@@ -3,6 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { lockDataDir } from '../../src/db/data-dir-lock.ts';
+import { openEmbeddedStore } from '../../src/db/pglite-store.ts';
+import { recordException } from '../../src/modules/settlement/settlement-exception-repo.ts';
 import { runCli, type ServerProcess, startServer, tempDataDir } from '../harness/server-process.ts';
 import { createPostgresSchema, dropPostgresSchema, postgresUrlWithSchema, TEST_STORE } from '../harness/test-store.ts';
 
@@ -55,6 +57,86 @@ describe('CLI', once, () => {
     assert.equal(blocked.status, 2);
     assert.match(blocked.stderr, /in use by another Tributary process \(pid \d+, server\)/);
     await server.kill('SIGTERM');
+  });
+
+  it('settlement exceptions: operators list every one (also unattributed) and resolve one once', async () => {
+    const dataDir = tempDataDir();
+    const created = runCli(['merchants', 'create', '--name', 'Exceptions shop', '--json'], { DATA_DIR: dataDir });
+    assert.equal(created.status, 0, created.stderr);
+    const merchantId = (JSON.parse(created.stdout) as { id: string }).id;
+    const store = await openEmbeddedStore({ dataDir, owner: 'test' });
+    const now = new Date();
+    const base = {
+      connector: 'sandbox_bank',
+      attemptId: 'att_x',
+      settledAt: now,
+      grossMinor: 15_000_100n,
+      feeMinor: 400_000n,
+      currency: 'IDR',
+      now,
+    };
+    try {
+      await recordException(store, {
+        ...base,
+        providerReference: 'sbva_1',
+        kind: 'amount_mismatch',
+        merchantId,
+        environment: 'sandbox',
+        paymentId: 'pay_01M802HR5XTTXZAF0MA4G1EYJY',
+        detail: 'the payer paid 15000000 minor units',
+      });
+      await recordException(store, {
+        ...base,
+        providerReference: 'sbva_2',
+        kind: 'unknown_reference',
+        merchantId: null,
+        environment: null,
+        paymentId: null,
+        detail: 'no attempt of this connector has this id',
+      });
+    } finally {
+      await store.close();
+    }
+    const listed = (args: string[]) => {
+      const r = runCli(['settlement', 'exceptions', ...args, '--json'], { DATA_DIR: dataDir });
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout) as { id: string; kind: string; status: string; merchant_id: string | null; gross: number }[];
+    };
+    const all = listed([]);
+    assert.deepEqual(all.map((e) => e.kind).sort(), ['amount_mismatch', 'unknown_reference']);
+    assert.deepEqual(
+      listed(['--merchant', merchantId]).map((e) => e.kind),
+      ['amount_mismatch'],
+    );
+    const target = all.find((e) => e.kind === 'amount_mismatch');
+    assert.ok(target !== undefined);
+    assert.equal(target.gross, 150001);
+
+    const human = runCli(['settlement', 'exceptions'], { DATA_DIR: dataDir });
+    assert.match(human.stdout, /OPEN {2}sandbox_bank {2}unknown_reference {2}unattributed/);
+
+    const resolved = runCli(['settlement', 'resolve', target.id, '--note', 'provider re-sent the line', '--json'], {
+      DATA_DIR: dataDir,
+    });
+    assert.equal(resolved.status, 0, resolved.stderr);
+    assert.equal((JSON.parse(resolved.stdout) as { status: string; resolution: string }).resolution, 'provider re-sent the line');
+    assert.deepEqual(
+      listed(['--status', 'resolved']).map((e) => e.id),
+      [target.id],
+    );
+
+    const again = runCli(['settlement', 'resolve', target.id, '--note', 'again'], { DATA_DIR: dataDir });
+    assert.equal(again.status, 2);
+    assert.match(again.stderr, /already resolved at .*: provider re-sent the line/);
+    for (const bad of [
+      ['settlement', 'resolve', target.id],
+      ['settlement', 'resolve', 'stx_00000000000000000000000000', '--note', 'x'],
+      ['settlement', 'exceptions', '--status', 'closed'],
+    ]) {
+      const r = runCli(bad, { DATA_DIR: dataDir });
+      assert.equal(r.status, 2, bad.join(' '));
+      assert.match(r.stderr, /^tributary: /);
+    }
   });
 
   it('refuses bad usage with exit code 2 and a message', () => {

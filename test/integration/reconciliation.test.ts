@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '../../src/lib/ids.ts';
 import type { SettlementReportFault } from '../../src/sandbox/provider-engine.ts';
-import { appForSuite, json, quickStart } from '../harness/test-app.ts';
+import { appForSuite, json } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 
 const DAY_MS = 24 * 3_600_000;
@@ -18,23 +18,7 @@ describe(`reconciliation (${TEST_STORE})`, () => {
     const from = ctx.clock.now();
     return { from: from.toISOString(), to: new Date(from.getTime() + DAY_MS).toISOString() };
   };
-  const paid = async (key?: string) => {
-    const k = key === undefined ? {} : { key };
-    const res = await ctx.t.call('POST', '/payment/create', { body: quickStart({ channel: 'bank' }), ...k });
-    assert.equal(res.statusCode, 201, res.body);
-    const id = json(res)['id'] as string;
-    assert.equal(
-      (await ctx.t.call('POST', `/sandbox/payment/${id}/simulate`, { body: { outcome: 'succeeded' }, ...k })).statusCode,
-      202,
-    );
-    await ctx.t.deliverNotifications();
-    const [attempt] = await ctx.t.testStore.store.query<{ provider_reference: string }>(
-      'SELECT provider_reference FROM payment_attempts WHERE payment_id = $1',
-      [id],
-    );
-    assert.ok(attempt !== undefined);
-    return { id, charge: attempt.provider_reference };
-  };
+  const paid = (key?: string) => ctx.t.paidBankPayment(key);
   const settled = async (key?: string) => {
     const p = await paid(key);
     const res = await ctx.t.call('POST', `/sandbox/payment/${p.id}/simulate`, {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiResponse, call, quickStartBody, uniqueRef } from './harness/api-client.ts';
-import { freshDatabase } from './harness/databases.ts';
+import { sandboxCredentials } from '../../src/sandbox/sandbox-secrets.ts';
+import { adminQuery, freshDatabase } from './harness/databases.ts';
 import { loadOpenApi, type OpenApi, OPS_PATHS, validBody } from './harness/openapi.ts';
 import { createMerchant, type Merchant, newSecret, type ServerProcess, startServer } from './harness/processes.ts';
 
@@ -13,7 +14,15 @@ import { createMerchant, type Merchant, newSecret, type ServerProcess, startServ
  * whose object this suite cannot make yet fails with a message naming it, so coverage never
  * silently lags.
  */
-type Creator = (ctx: { url: string; key: string }) => Promise<string>;
+interface CreatorContext {
+  url: string;
+  key: string;
+  /** The sandbox providers' API key (their control API, docs/sandbox.md "Faults on demand"). */
+  sandboxProviderKey: string;
+  /** The provider's charge id of a payment: not in the API, so read from the store. */
+  chargeOf(paymentId: string): Promise<string>;
+}
+type Creator = (ctx: CreatorContext) => Promise<string>;
 
 const idIn = (res: ApiResponse | { ok: false }, prefix: string): string => {
   assert.ok(
@@ -25,7 +34,7 @@ const idIn = (res: ApiResponse | { ok: false }, prefix: string): string => {
   return match[1];
 };
 
-const createPayment: Creator = async ({ url, key }) =>
+const createPayment = async ({ url, key }: Pick<CreatorContext, 'url' | 'key'>): Promise<string> =>
   idIn(await call(url, 'POST', '/payment/create', { key, body: quickStartBody(uniqueRef('iso')) }), 'pay');
 
 /** Simulates the payer paying, and waits (bounded) until the server processed the provider's notification. */
@@ -82,6 +91,29 @@ const CREATORS: Record<string, { prefix: string; create: Creator }> = {
       return idIn(await call(url, 'POST', `/sandbox/payment/${payment}/simulate`, { key, body: { outcome: 'settled' } }), 'stl');
     },
   },
+  settlement_exception: {
+    prefix: 'stx',
+    create: async ({ url, key, sandboxProviderKey, chargeOf }) => {
+      // The provider reports one unit more than the payer paid: the ingestion refuses the line.
+      const payment = await paidPayment(url, key);
+      const fault = { kind: 'amount', charge_id: await chargeOf(payment) };
+      const set = await call(url, 'POST', '/_sandbox/providers/_control/faults', {
+        key: sandboxProviderKey,
+        body: { connector: 'sandbox_bank', faults: { settlement_report: [fault] } },
+      });
+      assert.ok(set.ok && set.status === 200, 'the sandbox took the fault');
+      try {
+        await call(url, 'POST', `/sandbox/payment/${payment}/simulate`, { key, body: { outcome: 'settled' } });
+      } finally {
+        await call(url, 'POST', '/_sandbox/providers/_control/reset', { key: sandboxProviderKey });
+      }
+      const list = await call(url, 'GET', '/settlement_exception?limit=100', { key });
+      assert.ok(list.ok, 'listed the exceptions');
+      const mine = list.json<{ data: { id: string; payment_id: string }[] }>().data.find((e) => e.payment_id === payment);
+      assert.ok(mine !== undefined, `no settlement exception for ${payment}`);
+      return mine.id;
+    },
+  },
   reconciliation: {
     prefix: 'rec',
     create: async ({ url, key }) => {
@@ -121,12 +153,22 @@ describe('tenant isolation on every route with an id (PostgreSQL)', () => {
   let api: OpenApi;
   let dropDb: () => Promise<void> = async () => undefined;
   const ownedByA: string[] = [];
+  let sandboxProviderKey = '';
+  let chargeOf: CreatorContext['chargeOf'] = async () => assert.fail('not started');
 
   before(async () => {
     const db = await freshDatabase('rel_iso');
     dropDb = db.drop;
     const target = { kind: 'postgres' as const, url: db.url };
     const secret = newSecret();
+    // The sandbox providers' master secret is the deployment secret unless SANDBOX_PROVIDER_SECRET says otherwise.
+    sandboxProviderKey = sandboxCredentials(secret, 'sandbox_bank').apiKey;
+    chargeOf = async (paymentId) => {
+      const rows = await adminQuery(db.url, 'SELECT provider_reference FROM payment_attempts WHERE payment_id = $1', [paymentId]);
+      const charge = rows.rows[0] as { provider_reference?: string } | undefined;
+      assert.ok(charge?.provider_reference !== undefined, `no charge for ${paymentId}`);
+      return charge.provider_reference;
+    };
     [a, b] = await Promise.all([createMerchant(target, secret, 'Tenant A'), createMerchant(target, secret, 'Tenant B')]);
     // No background jobs: this scenario is about the API, and a dispatcher would try to deliver to
     // the public example URLs it saves (a DNS lookup leaving loopback) and change their objects.
@@ -152,7 +194,7 @@ describe('tenant isolation on every route with an id (PostgreSQL)', () => {
     const checked: string[] = [];
     for (const op of ops) {
       const creator = CREATORS[kindOf(op.path)] as { prefix: string; create: Creator };
-      const id = await creator.create({ url: server.url, key: a.sandboxKey });
+      const id = await creator.create({ url: server.url, key: a.sandboxKey, sandboxProviderKey, chargeOf });
       ownedByA.push(id);
       const path = op.path.replace(/\{[^}]+\}/, id);
       const getPath = `/${kindOf(op.path)}/${id}`;

@@ -1,17 +1,13 @@
-import { isCurrencyCode } from '../../lib/currencies.ts';
-import { formatMajorAmount, toMajorNumber } from '../../lib/money.ts';
+import { reportedMajorNumber, reportedMajorText } from '../../lib/money.ts';
 import { type ComparedLine, DISCREPANCY_KINDS } from './compare-report.ts';
 import type { NumberedLine, Reconciliation } from './reconciliation-repo.ts';
 
 /**
  * A reconciliation as the API shows it (JSON) and as a CSV export. Amounts are major units of
- * their side's currency; a currency Tributary does not know (a provider's typo) cannot be scaled,
- * so its amounts are shown in minor units, as the provider sent them.
+ * their side's currency (reportedMajorNumber: a currency we do not know stays in minor units).
  */
-const major = (minor: bigint, currency: string): number =>
-  isCurrencyCode(currency) ? toMajorNumber(minor, currency) : Number(minor);
-const exact = (minor: bigint, currency: string): string =>
-  isCurrencyCode(currency) ? formatMajorAmount(minor, currency) : minor.toString();
+const major = reportedMajorNumber;
+const exact = reportedMajorText;
 
 export function reconciliationSummaryView(r: Reconciliation) {
   return {

@@ -9,15 +9,14 @@ import { settlementEntry } from '../ledger/movements.ts';
 import { insertPaymentEvent, type LifecycleDeps } from '../payments/payment-lifecycle.ts';
 import { lockPayment } from '../payments/payment-repo.ts';
 import type { Payment } from '../payments/payment-types.ts';
+import { type ExceptionKind, recordException } from './settlement-exception-repo.ts';
 import {
   advanceCursor,
-  type ExceptionKind,
   findAttemptOwner,
   findLineOfPayment,
   insertSettlement,
   markPaymentSettled,
   readCursor,
-  recordException,
   type SettlementLine,
 } from './settlement-repo.ts';
 

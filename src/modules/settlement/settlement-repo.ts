@@ -237,49 +237,6 @@ export async function findAttemptOwner(
     : { paymentId: r.payment_id, merchantId: r.merchant_id, environment: r.environment, providerReference: r.provider_reference };
 }
 
-export type ExceptionKind = 'unknown_reference' | 'amount_mismatch' | 'currency_mismatch' | 'not_succeeded' | 'already_settled';
-
-export interface SettlementException {
-  connector: string;
-  providerReference: string;
-  attemptId: string;
-  settledAt: Date;
-  kind: ExceptionKind;
-  merchantId: string | null;
-  environment: Environment | null;
-  paymentId: string | null;
-  grossMinor: bigint;
-  feeMinor: bigint;
-  currency: string;
-  detail: string;
-  now: Date;
-}
-
-/** Records a report line the ingestion did not apply; recording it again changes nothing. */
-export async function recordException(q: Queryable, e: SettlementException): Promise<boolean> {
-  const rows = await q.query(
-    `INSERT INTO settlement_exceptions (connector, provider_reference, attempt_id, settled_at, kind, merchant_id, environment,
-       payment_id, gross_minor, fee_minor, currency, detail, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING kind`,
-    [
-      e.connector,
-      e.providerReference,
-      e.attemptId,
-      e.settledAt,
-      e.kind,
-      e.merchantId,
-      e.environment,
-      e.paymentId,
-      e.grossMinor,
-      e.feeMinor,
-      e.currency,
-      e.detail,
-      e.now,
-    ],
-  );
-  return rows.length === 1;
-}
-
 export async function readCursor(q: Queryable, connector: string): Promise<Date | undefined> {
   const rows = await q.query<{ cursor_at: Date }>('SELECT cursor_at FROM settlement_cursors WHERE connector = $1', [connector]);
   return rows[0]?.cursor_at;
