@@ -7,15 +7,10 @@ import { listPayments, type PaymentListFilter } from '../../../modules/payments/
 import { paymentView } from '../../../modules/payments/payment-view.ts';
 import { instantOf } from '../../instant.ts';
 import { principalOf } from '../../plugins/auth.ts';
+import { cursorPage, unknownCursorError, unknownCursorIssue } from '../../cursor-page.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { LIST_LIMITS, ListPaymentsQuerySchema, PaymentListSchema } from '../../schemas/payment-list.schema.ts';
-
-const UNKNOWN_CURSOR: FieldIssue = {
-  field: 'query.starting_after',
-  issue: 'unknown_cursor',
-  message: 'starting_after must be the id of one of your payments in this environment',
-};
 
 export function registerListPayments(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -44,7 +39,7 @@ export function registerListPayments(app: FastifyInstance, deps: RouteDeps): voi
       if (createdGte !== undefined) filter.createdGte = createdGte;
       if (createdLte !== undefined) filter.createdLte = createdLte;
       // A malformed id cannot be one of the merchant's payments: the same answer as an unknown one.
-      if (q.starting_after !== undefined && !isIdOf('payment', q.starting_after)) issues.push(UNKNOWN_CURSOR);
+      if (q.starting_after !== undefined && !isIdOf('payment', q.starting_after)) issues.push(unknownCursorIssue('payments'));
       if (issues.length > 0) throw new ApiError('invalid_request', 'The request has invalid fields.', { details: issues });
 
       const limit = q.limit ?? LIST_LIMITS.defaultLimit;
@@ -52,14 +47,8 @@ export function registerListPayments(app: FastifyInstance, deps: RouteDeps): voi
         limit,
         ...(q.starting_after === undefined ? {} : { startingAfter: q.starting_after }),
       });
-      if (!page.ok) throw new ApiError('invalid_request', 'The request has invalid fields.', { details: [UNKNOWN_CURSOR] });
-      const last = page.payments.at(-1);
-      return reply.send({
-        object: 'list' as const,
-        data: page.payments.map((p) => paymentView(p, deps.publicBaseUrl)),
-        has_more: page.hasMore,
-        next_cursor: page.hasMore && last !== undefined ? last.id : null,
-      });
+      if (!page.ok) throw unknownCursorError('payments');
+      return reply.send(cursorPage(page.payments, page.hasMore, (p) => paymentView(p, deps.publicBaseUrl)));
     },
   );
 }

@@ -1,21 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ApiError, type FieldIssue } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { listSettlements } from '../../../modules/settlement/settlement-repo.ts';
 import { settlementView } from '../../../modules/settlement/settlement-view.ts';
 import { principalOf } from '../../plugins/auth.ts';
+import { cursorPage, unknownCursorError } from '../../cursor-page.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { LIST_LIMITS } from '../../schemas/payment-list.schema.ts';
 import { ListSettlementsQuerySchema, SettlementListSchema } from '../../schemas/settlement.schema.ts';
 import { Type } from '@sinclair/typebox';
-
-const UNKNOWN_CURSOR: FieldIssue = {
-  field: 'query.starting_after',
-  issue: 'unknown_cursor',
-  message: 'starting_after must be the id of one of your settlements in this environment',
-};
 
 export function registerListSettlements(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -35,22 +29,14 @@ export function registerListSettlements(app: FastifyInstance, deps: RouteDeps): 
       const principal = principalOf(request);
       const q = request.query;
       // A malformed id cannot be one of the merchant's settlements: the same answer as an unknown one.
-      if (q.starting_after !== undefined && !isIdOf('settlement', q.starting_after)) {
-        throw new ApiError('invalid_request', 'The request has invalid fields.', { details: [UNKNOWN_CURSOR] });
-      }
+      if (q.starting_after !== undefined && !isIdOf('settlement', q.starting_after)) throw unknownCursorError('settlements');
       const page = await listSettlements(deps.store, principal.merchantId, principal.environment, {
         limit: q.limit ?? LIST_LIMITS.defaultLimit,
         ...(q.starting_after === undefined ? {} : { startingAfter: q.starting_after }),
         ...(q.connector === undefined ? {} : { connector: q.connector }),
       });
-      if (!page.ok) throw new ApiError('invalid_request', 'The request has invalid fields.', { details: [UNKNOWN_CURSOR] });
-      const last = page.settlements.at(-1);
-      return reply.send({
-        object: 'list' as const,
-        data: page.settlements.map((s) => settlementView(s)),
-        has_more: page.hasMore,
-        next_cursor: page.hasMore && last !== undefined ? last.id : null,
-      });
+      if (!page.ok) throw unknownCursorError('settlements');
+      return reply.send(cursorPage(page.settlements, page.hasMore, (s) => settlementView(s)));
     },
   );
 }

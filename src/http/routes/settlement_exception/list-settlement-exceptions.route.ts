@@ -1,21 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ApiError, type FieldIssue } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { listSettlementExceptions } from '../../../modules/settlement/settlement-exception-repo.ts';
 import { settlementExceptionView } from '../../../modules/settlement/settlement-exception-view.ts';
 import { principalOf } from '../../plugins/auth.ts';
+import { cursorPage, unknownCursorError } from '../../cursor-page.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { LIST_LIMITS } from '../../schemas/payment-list.schema.ts';
 import { ListSettlementExceptionsQuerySchema, SettlementExceptionListSchema } from '../../schemas/settlement-exception.schema.ts';
-
-const UNKNOWN_CURSOR: FieldIssue = {
-  field: 'query.starting_after',
-  issue: 'unknown_cursor',
-  message: 'starting_after must be the id of one of your settlement exceptions in this environment',
-};
 
 export function registerListSettlementExceptions(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -36,7 +30,7 @@ export function registerListSettlementExceptions(app: FastifyInstance, deps: Rou
       const q = request.query;
       // A malformed id cannot be one of the merchant's exceptions: the same answer as an unknown one.
       if (q.starting_after !== undefined && !isIdOf('settlementException', q.starting_after)) {
-        throw new ApiError('invalid_request', 'The request has invalid fields.', { details: [UNKNOWN_CURSOR] });
+        throw unknownCursorError('settlement exceptions');
       }
       const page = await listSettlementExceptions(
         deps.store,
@@ -51,14 +45,8 @@ export function registerListSettlementExceptions(app: FastifyInstance, deps: Rou
           ...(q.starting_after === undefined ? {} : { startingAfter: q.starting_after }),
         },
       );
-      if (!page.ok) throw new ApiError('invalid_request', 'The request has invalid fields.', { details: [UNKNOWN_CURSOR] });
-      const last = page.exceptions.at(-1);
-      return reply.send({
-        object: 'list' as const,
-        data: page.exceptions.map(settlementExceptionView),
-        has_more: page.hasMore,
-        next_cursor: page.hasMore && last !== undefined ? last.id : null,
-      });
+      if (!page.ok) throw unknownCursorError('settlement exceptions');
+      return reply.send(cursorPage(page.exceptions, page.hasMore, settlementExceptionView));
     },
   );
 }
