@@ -23,7 +23,7 @@ import { createMemoryRateLimiter, type RateLimiter } from './modules/rate-limits
 import { createRedisRateLimiter } from './modules/rate-limits/redis-rate-limiter.ts';
 import { releaseAllDeliveryLeases } from './modules/webhooks/delivery-repo.ts';
 import { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
-import { openRuntime } from './runtime.ts';
+import { openRuntime, warnIfNotDurable } from './runtime.ts';
 import { createSandboxProviders } from './sandbox/sandbox-providers.ts';
 
 /** Reads config, opens the store, builds the app, listens, runs the jobs. Nothing else. */
@@ -31,6 +31,7 @@ async function main(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
   const runtime = await openRuntime(config, 'server', log);
   const { store, secret, connectors } = runtime;
+  await warnIfNotDurable(store, log);
   const clock = systemClock;
   const embedded = config.databaseUrl === undefined;
 

@@ -150,7 +150,6 @@ export async function openRuntime(config: Config, owner: string, log: Logger): P
   try {
     const { applied } = await migrate(store);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    await warnIfNotDurable(store, log);
   } catch (error) {
     await store.close();
     throw error;
@@ -161,9 +160,10 @@ export async function openRuntime(config: Config, owner: string, log: Logger): P
 /**
  * An acknowledgement is only as durable as the database's commit (docs/decisions/0017). The
  * embedded store always runs with both settings on; a PostgreSQL server configured for speed over
- * safety is the operator's choice, but it must not be a silent one.
+ * safety is the operator's choice, but it must not be a silent one. The server checks at start
+ * (the CLI does not: its stdout may be JSON for a script).
  */
-async function warnIfNotDurable(store: Store, log: Logger): Promise<void> {
+export async function warnIfNotDurable(store: Store, log: Logger): Promise<void> {
   const rows = await store.query<{ name: string; setting: string }>(
     `SELECT name, setting FROM pg_settings
       WHERE (name = 'fsync' AND setting <> 'on') OR (name = 'synchronous_commit' AND setting = 'off')`,
