@@ -4,9 +4,9 @@ import {
   EXCEPTION_STATUSES,
   type ExceptionStatus,
   listSettlementExceptions,
-  resolveSettlementException,
   type SettlementException,
 } from '../modules/settlement/settlement-exception-repo.ts';
+import { resolveSettlementExceptionAndAnnounce } from '../modules/settlement/settlement-exceptions.ts';
 import { settlementExceptionView } from '../modules/settlement/settlement-exception-view.ts';
 
 /**
@@ -60,7 +60,7 @@ export async function resolveExceptionCommand(
   const text = note?.trim() ?? '';
   if (text.length === 0 || text.length > 500)
     return { ok: false, problem: '--note is required (1-500 characters): what was done' };
-  const result = await resolveSettlementException(store, id, text, now);
+  const result = await resolveSettlementExceptionAndAnnounce(store, id, text, now);
   if (result.kind === 'not_found') return { ok: false, problem: `no settlement exception ${id}` };
   if (result.kind === 'already_resolved') {
     const e = result.exception;

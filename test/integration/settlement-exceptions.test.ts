@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '../../src/lib/ids.ts';
-import {
-  listSettlementExceptions,
-  recordException,
-  resolveSettlementException,
-} from '../../src/modules/settlement/settlement-exception-repo.ts';
+import { listSettlementExceptions, recordException } from '../../src/modules/settlement/settlement-exception-repo.ts';
+import { resolveSettlementExceptionAndAnnounce } from '../../src/modules/settlement/settlement-exceptions.ts';
 import type { SettlementReportFault } from '../../src/sandbox/provider-engine.ts';
 import { appForSuite, json } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
@@ -33,6 +30,11 @@ describe(`settlement exceptions (${TEST_STORE})`, () => {
     ctx.clock.advance(1_000);
     return { paymentId: id, charge };
   };
+  const eventsOf = async (objectId: string) =>
+    ctx.t.testStore.store.query<{ type: string; object_version: number; payload: { data: Record<string, unknown> } }>(
+      'SELECT type, object_version, payload FROM events WHERE object_id = $1 ORDER BY object_version',
+      [objectId],
+    );
   const list = async (query = '', key?: string) => {
     const res = await ctx.t.call('GET', `/settlement_exception${query}`, key === undefined ? {} : { key });
     assert.equal(res.statusCode, 200, res.body);
@@ -70,6 +72,14 @@ describe(`settlement exceptions (${TEST_STORE})`, () => {
     const one = await ctx.t.call('GET', `/settlement_exception/${String(a['id'])}`);
     assert.equal(one.statusCode, 200);
     assert.deepEqual(json(one), a);
+
+    // The merchant was told, in the transaction that recorded it: the same object as the API's.
+    const events = await eventsOf(String(a['id']));
+    assert.deepEqual(
+      events.map((e) => `${e.type}@${e.object_version}`),
+      ['settlement_exception.created@1'],
+    );
+    assert.deepEqual(events[0]?.payload.data['object'], a);
 
     // Filters.
     const kinds = await list('?kind=currency_mismatch&limit=100');
@@ -142,6 +152,11 @@ describe(`settlement exceptions (${TEST_STORE})`, () => {
       assert.equal((await ctx.t.call('GET', `/settlement_exception?starting_after=${row.id}`, { key })).statusCode, 400);
     }
     assert.ok(!(await list('?limit=100')).data.some((e) => e['kind'] === 'unknown_reference' && e['payment_id'] === null));
+    const [nobody] = await ctx.t.testStore.store.query<{ id: string }>(
+      "SELECT id FROM settlement_exceptions WHERE merchant_id IS NULL AND provider_reference LIKE 'sbva_nobody_%' LIMIT 1",
+    );
+    assert.ok(nobody !== undefined);
+    assert.deepEqual(await eventsOf(nobody.id), [], 'nobody to tell');
     const operator = await listSettlementExceptions(
       ctx.t.testStore.store,
       { operator: true },
@@ -160,20 +175,26 @@ describe(`settlement exceptions (${TEST_STORE})`, () => {
     assert.ok(row !== undefined);
     const results = await Promise.all(
       ['provider corrected report #812', 'returned outside Tributary'].map((note) =>
-        resolveSettlementException(ctx.t.testStore.store, row.id, note, ctx.clock.now()),
+        resolveSettlementExceptionAndAnnounce(ctx.t.testStore.store, row.id, note, ctx.clock.now()),
       ),
     );
     assert.deepEqual(results.map((r) => r.kind).sort(), ['already_resolved', 'resolved']);
     const winner = results.find((r) => r.kind === 'resolved');
     assert.ok(winner !== undefined && winner.kind === 'resolved');
-    const again = await resolveSettlementException(ctx.t.testStore.store, row.id, 'later', ctx.clock.now());
+    const again = await resolveSettlementExceptionAndAnnounce(ctx.t.testStore.store, row.id, 'later', ctx.clock.now());
     assert.equal(again.kind, 'already_resolved');
     assert.ok(again.kind === 'already_resolved' && again.exception.resolution === winner.exception.resolution, 'final');
     assert.equal(
-      (await resolveSettlementException(ctx.t.testStore.store, newId('settlementException'), 'x', ctx.clock.now())).kind,
+      (await resolveSettlementExceptionAndAnnounce(ctx.t.testStore.store, newId('settlementException'), 'x', ctx.clock.now()))
+        .kind,
       'not_found',
     );
 
+    // One resolved event, from the winner only.
+    assert.deepEqual(
+      (await eventsOf(row.id)).map((e) => `${e.type}@${e.object_version}`),
+      ['settlement_exception.created@1', 'settlement_exception.resolved@2'],
+    );
     const seen = json(await ctx.t.call('GET', `/settlement_exception/${row.id}`));
     assert.equal(seen['status'], 'resolved');
     assert.equal(seen['resolution'], winner.exception.resolution);

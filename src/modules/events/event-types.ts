@@ -1,6 +1,7 @@
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import { paymentView } from '../payments/payment-view.ts';
 import { reconciliationSummaryView } from '../reconciliation/reconciliation-view.ts';
+import { settlementExceptionView } from '../settlement/settlement-exception-view.ts';
 import type { Payment } from '../payments/payment-types.ts';
 import { refundView } from '../refunds/refund-view.ts';
 import { endpointView } from '../webhooks/endpoint-view.ts';
@@ -11,10 +12,10 @@ import { endpointView } from '../webhooks/endpoint-view.ts';
  * document and docs/webhook-events.md (generated). Adding a type is not a breaking change;
  * receivers must ignore types they do not know.
  *
- * Payment, refund and reconciliation examples are built by the real views, so they cannot drift
+ * Payment, refund, reconciliation and settlement exception examples are built by the real views, so they cannot drift
  * from what is sent (`objectSchema` names each object's schema in the OpenAPI document).
  */
-export type EventObjectType = 'payment' | 'refund' | 'reconciliation' | 'webhook_endpoint';
+export type EventObjectType = 'payment' | 'refund' | 'reconciliation' | 'settlement_exception' | 'webhook_endpoint';
 
 export interface EventTypeInfo {
   type: string;
@@ -98,6 +99,27 @@ const exampleRefund = (status: 'succeeded' | 'failed'): Record<string, unknown> 
     createdAt: at(120),
     updatedAt: at(121),
     completedAt: at(121),
+  });
+
+const exampleSettlementException = (resolved: boolean) =>
+  settlementExceptionView({
+    id: 'stx_01KA3B0000000000000000000B',
+    connector: 'sandbox_bank',
+    providerReference: 'sbva_7f3e2d1c0b9a',
+    attemptId: 'att_01KA2B3C4D5E6F7G8H9J0KMNPQ',
+    settledAt: at(1440),
+    kind: 'amount_mismatch',
+    merchantId: 'mer_01KA0000000000000000000000',
+    environment: 'production',
+    paymentId: 'pay_01KA2B3C4D5E6F7G8H9J0KMNPQ',
+    grossMinor: 15_000_100n,
+    feeMinor: 400_000n,
+    currency: 'IDR',
+    detail: 'the payer paid 15000000 minor units',
+    status: resolved ? 'resolved' : 'open',
+    resolvedAt: resolved ? at(3 * 1440) : null,
+    resolution: resolved ? 'the provider re-sent a corrected report line' : null,
+    createdAt: at(1441),
   });
 
 const exampleReconciliation = (discrepancies: boolean) =>
@@ -252,6 +274,25 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
     description:
       'A reconciliation found at least one discrepancy (missing on either side, amount or currency mismatch, duplicate, unknown reference, late); sent with `reconciliation.completed`. `summary` counts each kind; GET /reconciliation/{id} or its CSV lists the lines. docs/money.md says what to do about each.',
     example: { object: exampleReconciliation(true), previous_attributes: {} },
+  },
+  {
+    type: 'settlement_exception.created',
+    objectType: 'settlement_exception',
+    objectSchema: 'SettlementException',
+    description:
+      'A provider\'s settlement report named one of your payments with figures Tributary could not apply (amount or currency mismatch, a payment not `succeeded`, a second settlement with other figures, an unknown charge). No money moved; the payment is not settled by that line. An operator resolves it (docs/money.md "Settlement exceptions").',
+    example: { object: exampleSettlementException(false), previous_attributes: {} },
+  },
+  {
+    type: 'settlement_exception.resolved',
+    objectType: 'settlement_exception',
+    objectSchema: 'SettlementException',
+    description:
+      'An operator resolved a settlement exception; `resolution` says what was done. Final: a resolved exception does not change again.',
+    example: {
+      object: exampleSettlementException(true),
+      previous_attributes: { status: 'open', resolved_at: null, resolution: null },
+    },
   },
   {
     type: 'webhook_endpoint.disabled',

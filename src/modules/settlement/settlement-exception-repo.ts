@@ -83,12 +83,15 @@ const fromRow = (r: Row): SettlementException => ({
   createdAt: r.created_at,
 });
 
-/** Records a report line the ingestion did not apply; recording it again changes nothing. */
-export async function recordException(q: Queryable, e: NewSettlementException): Promise<boolean> {
-  const rows = await q.query(
+/**
+ * Records a report line the ingestion did not apply and returns it; recording it again changes
+ * nothing and returns undefined.
+ */
+export async function recordException(q: Queryable, e: NewSettlementException): Promise<SettlementException | undefined> {
+  const rows = await q.query<Row>(
     `INSERT INTO settlement_exceptions (id, connector, provider_reference, attempt_id, settled_at, kind, merchant_id, environment,
        payment_id, gross_minor, fee_minor, currency, detail, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING kind`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING *`,
     [
       newId('settlementException', e.now.getTime()),
       e.connector,
@@ -106,7 +109,7 @@ export async function recordException(q: Queryable, e: NewSettlementException): 
       e.now,
     ],
   );
-  return rows.length === 1;
+  return rows[0] === undefined ? undefined : fromRow(rows[0]);
 }
 
 /**

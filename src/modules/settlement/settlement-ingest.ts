@@ -9,7 +9,8 @@ import { settlementEntry } from '../ledger/movements.ts';
 import { insertPaymentEvent, type LifecycleDeps } from '../payments/payment-lifecycle.ts';
 import { lockPayment } from '../payments/payment-repo.ts';
 import type { Payment } from '../payments/payment-types.ts';
-import { type ExceptionKind, recordException } from './settlement-exception-repo.ts';
+import type { ExceptionKind } from './settlement-exception-repo.ts';
+import { recordSettlementException } from './settlement-exceptions.ts';
 import {
   advanceCursor,
   findAttemptOwner,
@@ -91,13 +92,16 @@ async function ingestConnector(deps: SettlementDeps, connector: Connector, summa
       mismatch ||
       (owner.providerReference !== null && owner.providerReference !== entry.providerReference)
     ) {
-      const recorded = await recordException(deps.store, {
-        ...exceptionOf(name, entry, 'unknown_reference', now),
-        merchantId: claimed?.merchantId ?? null,
-        environment: claimed?.environment ?? null,
-        paymentId: claimed?.paymentId ?? null,
-        detail: owner === undefined ? 'no attempt of this connector has this id' : 'the line names another payment or reference',
-      });
+      const recorded = await deps.store.transaction((tx) =>
+        recordSettlementException(tx, {
+          ...exceptionOf(name, entry, 'unknown_reference', now),
+          merchantId: claimed?.merchantId ?? null,
+          environment: claimed?.environment ?? null,
+          paymentId: claimed?.paymentId ?? null,
+          detail:
+            owner === undefined ? 'no attempt of this connector has this id' : 'the line names another payment or reference',
+        }),
+      );
       if (recorded) summary.exceptions += 1;
       continue;
     }
@@ -187,7 +191,7 @@ async function applyGroup(
         // Ingesting the same line again is the normal case of an overlapping window: nothing to do.
         if (same) continue;
         if (
-          await recordException(tx, {
+          await recordSettlementException(tx, {
             ...base(connector, entry, now, payment),
             kind: 'already_settled',
             detail: `settled in ${payment.settlementId}`,
@@ -198,7 +202,7 @@ async function applyGroup(
       }
       const problem = problemOf(payment, entry);
       if (problem !== null) {
-        if (await recordException(tx, { ...base(connector, entry, now, payment), ...problem })) exceptions += 1;
+        if (await recordSettlementException(tx, { ...base(connector, entry, now, payment), ...problem })) exceptions += 1;
         continue;
       }
       apply.push({ payment, entry });
