@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { ConnectorRegistry } from '../../src/connectors/core/registry.ts';
 import { compareReport, type OurSettlement, type ReportLine } from '../../src/modules/reconciliation/compare-report.ts';
 import { checkReconcileInput, MAX_WINDOW_MS } from '../../src/modules/reconciliation/reconcile.ts';
+import { numberLines } from '../../src/modules/reconciliation/reconciliation-repo.ts';
 import {
   csvField,
   FIRST_PAGE_LINES,
@@ -178,7 +179,7 @@ describe('reconciliation lines paging', () => {
 
   it('shows at most FIRST_PAGE_LINES with the reconciliation, numbered from 1, and says where the rest start', () => {
     for (const count of [0, 1, FIRST_PAGE_LINES, FIRST_PAGE_LINES + 1, 3 * FIRST_PAGE_LINES]) {
-      const page = firstLinePage(Array.from({ length: count }, (_, i) => line(i)));
+      const page = firstLinePage(numberLines(Array.from({ length: count }, (_, i) => line(i))));
       assert.equal(page.lines.length, Math.min(count, FIRST_PAGE_LINES), `${count} lines`);
       assert.deepEqual(
         page.lines.map((l) => l.seq),

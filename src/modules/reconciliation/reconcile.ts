@@ -24,6 +24,7 @@ import {
   findOurSettlements,
   findReconciliationByInputs,
   insertReconciliation,
+  numberLines,
   type Reconciliation,
 } from './reconciliation-repo.ts';
 import { firstLinePage, reconciliationSummaryView, reconciliationView } from './reconciliation-view.ts';
@@ -160,7 +161,8 @@ export async function createReconciliation(
   };
 
   return deps.store.transaction(async (tx): Promise<OperationResult> => {
-    const created = await insertReconciliation(tx, candidate, comparison.lines);
+    const lines = numberLines(comparison.lines);
+    const created = await insertReconciliation(tx, candidate, lines);
     let status = 201;
     let stored = candidate;
     if (created) await insertReconciliationEvents(tx, candidate);
@@ -170,7 +172,7 @@ export async function createReconciliation(
       stored = existing;
       status = 200;
     }
-    const body = JSON.stringify(reconciliationView(stored, firstLinePage(comparison.lines)));
+    const body = JSON.stringify(reconciliationView(stored, firstLinePage(lines)));
     if (op !== undefined && leaseToken !== undefined) {
       const finished = await finishKey(tx, op.scope, {
         leaseToken,

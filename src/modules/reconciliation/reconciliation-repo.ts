@@ -106,7 +106,12 @@ const lineFromRow = (r: LineRow): ComparedLine => ({
 });
 
 /** Inserts the reconciliation unless one with the same inputs exists; false when it did. */
-export async function insertReconciliation(q: Queryable, r: Reconciliation, lines: readonly ComparedLine[]): Promise<boolean> {
+/** Lines numbered as they are stored and shown: report order, from 1 (`seq`, the lines' cursor). */
+export function numberLines(lines: readonly ComparedLine[]): NumberedLine[] {
+  return lines.map((line, i) => ({ ...line, seq: i + 1 }));
+}
+
+export async function insertReconciliation(q: Queryable, r: Reconciliation, lines: readonly NumberedLine[]): Promise<boolean> {
   const inserted = await q.query(
     `INSERT INTO reconciliations (id, merchant_id, environment, connector, period_from, period_to, inputs_hash, status,
        report_lines, matched_count, discrepancy_count, counts, api_version, created_at)
@@ -139,7 +144,7 @@ export async function insertReconciliation(q: Queryable, r: Reconciliation, line
         r.id,
         r.merchantId,
         r.environment,
-        start + i + 1,
+        l.seq,
         l.result,
         l.paymentId,
         l.providerReference,

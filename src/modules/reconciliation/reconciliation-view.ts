@@ -6,9 +6,6 @@ import type { NumberedLine, Reconciliation } from './reconciliation-repo.ts';
  * A reconciliation as the API shows it (JSON) and as a CSV export. Amounts are major units of
  * their side's currency (reportedMajorNumber: a currency we do not know stays in minor units).
  */
-const major = reportedMajorNumber;
-const exact = reportedMajorText;
-
 export function reconciliationSummaryView(r: Reconciliation) {
   return {
     id: r.id,
@@ -36,12 +33,9 @@ export interface LinePage {
   hasMore: boolean;
 }
 
-/** The first page of freshly compared lines (numbered as the repo stores them: report order from 1). */
-export function firstLinePage(lines: readonly ComparedLine[]): LinePage {
-  return {
-    lines: lines.slice(0, FIRST_PAGE_LINES).map((l, i) => ({ ...l, seq: i + 1 })),
-    hasMore: lines.length > FIRST_PAGE_LINES,
-  };
+/** The first page of freshly compared lines (numbered by numberLines, as they are stored). */
+export function firstLinePage(lines: readonly NumberedLine[]): LinePage {
+  return { lines: lines.slice(0, FIRST_PAGE_LINES), hasMore: lines.length > FIRST_PAGE_LINES };
 }
 
 const nextCursor = (page: LinePage): string | null => (page.hasMore ? String(page.lines.at(-1)?.seq ?? 0) : null);
@@ -57,9 +51,9 @@ function lineView(l: NumberedLine) {
         ? null
         : {
             currency: l.report.currency,
-            gross: major(l.report.grossMinor, l.report.currency),
-            fee: major(l.report.feeMinor, l.report.currency),
-            net: major(l.report.netMinor, l.report.currency),
+            gross: reportedMajorNumber(l.report.grossMinor, l.report.currency),
+            fee: reportedMajorNumber(l.report.feeMinor, l.report.currency),
+            net: reportedMajorNumber(l.report.netMinor, l.report.currency),
             settled_at: l.report.settledAt.toISOString(),
           },
     ours:
@@ -68,9 +62,9 @@ function lineView(l: NumberedLine) {
         : {
             settlement_id: l.ours.settlementId,
             currency: l.ours.currency,
-            gross: major(l.ours.grossMinor, l.ours.currency),
-            fee: major(l.ours.feeMinor, l.ours.currency),
-            net: major(l.ours.netMinor, l.ours.currency),
+            gross: reportedMajorNumber(l.ours.grossMinor, l.ours.currency),
+            fee: reportedMajorNumber(l.ours.feeMinor, l.ours.currency),
+            net: reportedMajorNumber(l.ours.netMinor, l.ours.currency),
             settled_at: l.ours.settledAt.toISOString(),
           },
   };
@@ -129,15 +123,15 @@ export function reconciliationCsv(lines: readonly ComparedLine[]): string {
       l.paymentId ?? '',
       l.providerReference,
       r?.currency ?? '',
-      r === null ? '' : exact(r.grossMinor, r.currency),
-      r === null ? '' : exact(r.feeMinor, r.currency),
-      r === null ? '' : exact(r.netMinor, r.currency),
+      r === null ? '' : reportedMajorText(r.grossMinor, r.currency),
+      r === null ? '' : reportedMajorText(r.feeMinor, r.currency),
+      r === null ? '' : reportedMajorText(r.netMinor, r.currency),
       r?.settledAt.toISOString() ?? '',
       o?.settlementId ?? '',
       o?.currency ?? '',
-      o === null ? '' : exact(o.grossMinor, o.currency),
-      o === null ? '' : exact(o.feeMinor, o.currency),
-      o === null ? '' : exact(o.netMinor, o.currency),
+      o === null ? '' : reportedMajorText(o.grossMinor, o.currency),
+      o === null ? '' : reportedMajorText(o.feeMinor, o.currency),
+      o === null ? '' : reportedMajorText(o.netMinor, o.currency),
       o?.settledAt.toISOString() ?? '',
     ];
     rows.push(cells.map(csvField).join(','));

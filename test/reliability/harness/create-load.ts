@@ -121,7 +121,7 @@ function retryAfterMs(header: string | null): number {
  * `call` for checks after a fault: waits out 429s (Retry-After) and 503s, bounded, so that a
  * check never mistakes being rate limited for a missing payment.
  */
-export async function callPatiently(baseUrl: string, method: string, path: string, options: CallOptions): Promise<ApiResponse> {
+async function callPatiently(baseUrl: string, method: string, path: string, options: CallOptions): Promise<ApiResponse> {
   for (let attempt = 1; ; attempt += 1) {
     const res = await call(baseUrl, method, path, options);
     const busy = !res.ok || res.status === 429 || res.status === 503;
