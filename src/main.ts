@@ -73,7 +73,8 @@ async function main(config: Config): Promise<void> {
         })
       : undefined;
   const lifecycle = { store, clock, log, publicBaseUrl };
-  const processor = notificationProcessor({ ...lifecycle, connectors });
+  const providerCalls = { ...lifecycle, connectors, connectorTimeoutMs: config.connectorTimeoutMs };
+  const processor = notificationProcessor(providerCalls);
   const app = await buildApp({
     store,
     clock,
@@ -140,7 +141,6 @@ async function main(config: Config): Promise<void> {
   // The dispatcher runs in every server process with RUN_JOBS (the embedded default); on
   // PostgreSQL, dedicated `npx tributary worker`s may run beside or instead of it.
   const webhooks = config.runJobs ? webhookJobs(config, { store, secret, clock, log }) : undefined;
-  const providerCalls = { ...lifecycle, connectors, connectorTimeoutMs: config.connectorTimeoutMs };
   const jobs = config.runJobs
     ? startJobs(
         [

@@ -41,6 +41,21 @@ export interface ContractHarness {
   signatureHeader: string;
   /** Signs a body as the provider would, with the given secret and time (for tamper tests). */
   sign(secret: string, body: string, at: Date): string;
+  /**
+   * How the provider authenticates notifications (default `timestamped`):
+   * - `timestamped`: a signature over the whole body and a timestamp (tampered and stale refused);
+   * - `body`: a signature without a timestamp, over the body or some of its fields (no stale check;
+   *   `tamper` changes a signed field);
+   * - `token`: a static shared token (neither check is possible: the connector must declare
+   *   `notificationTrust: 'query'`, so a notification is only a trigger for a status query).
+   */
+  notificationScheme?: 'timestamped' | 'body' | 'token';
+  /** A copy of the notification with a signed field changed (default: its first digit). */
+  tamper?(notification: InboundNotification): InboundNotification;
+  /** The notification as signed with `secret` instead (default: the signature header replaced). */
+  resign?(notification: InboundNotification, secret: string, at: Date): InboundNotification;
+  /** The notification without its signature or token (default: no headers). */
+  unsign?(notification: InboundNotification): InboundNotification;
 }
 
 const DEADLINE_MS = 1_500;
@@ -154,7 +169,7 @@ export function connectorContract(name: string, makeHarness: () => Promise<Contr
       assert.equal(missing.kind, 'not_found');
     });
 
-    it('verifies and parses a signed notification; refuses tampered, foreign, stale and unsigned ones', async () => {
+    it('verifies and parses a signed notification; refuses tampered, foreign, stale and unsigned ones (as its scheme allows)', async () => {
       const { request: r, outcome } = await issue();
       const notification = await h.trigger(outcome.providerReference, 'paid');
       assert.ok(notification !== null);
@@ -169,18 +184,33 @@ export function connectorContract(name: string, makeHarness: () => Promise<Contr
       assert.ok(parsed.snapshot.sequence >= 2, 'the change counter grew');
       assert.ok(parsed.snapshot.paidAt !== null);
 
-      // Any changed byte breaks the signature (here: one digit, e.g. of an amount or an id).
-      const tampered = { ...notification, rawBody: notification.rawBody.replace(/\d/, (d) => String((Number(d) + 1) % 10)) };
-      assert.notEqual(tampered.rawBody, notification.rawBody);
-      assert.deepEqual(h.connector.verifyNotification(tampered, now), { ok: false, reason: 'bad_signature' });
-      const forged = { ...notification, headers: { [h.signatureHeader]: h.sign(h.foreignSecret, notification.rawBody, now) } };
+      const scheme = h.notificationScheme ?? 'timestamped';
+      if (scheme === 'token') {
+        assert.equal(
+          h.connector.capabilities.notificationTrust,
+          'query',
+          'a token does not protect the body: query the provider',
+        );
+      } else {
+        // A changed signed byte breaks the signature (default: one digit, e.g. of an amount or an id).
+        const tampered = h.tamper?.(notification) ?? {
+          ...notification,
+          rawBody: notification.rawBody.replace(/\d/, (d) => String((Number(d) + 1) % 10)),
+        };
+        assert.notEqual(tampered.rawBody, notification.rawBody);
+        assert.deepEqual(h.connector.verifyNotification(tampered, now), { ok: false, reason: 'bad_signature' });
+      }
+      const forged = h.resign?.(notification, h.foreignSecret, now) ?? {
+        ...notification,
+        headers: { [h.signatureHeader]: h.sign(h.foreignSecret, notification.rawBody, now) },
+      };
       assert.deepEqual(h.connector.verifyNotification(forged, now), { ok: false, reason: 'bad_signature' });
-      const later = new Date(now.getTime() + 10 * 60_000);
-      assert.deepEqual(h.connector.verifyNotification(notification, later), { ok: false, reason: 'stale_timestamp' });
-      assert.deepEqual(h.connector.verifyNotification({ rawBody: notification.rawBody, headers: {} }, now), {
-        ok: false,
-        reason: 'missing_signature',
-      });
+      if (scheme === 'timestamped') {
+        const later = new Date(now.getTime() + 10 * 60_000);
+        assert.deepEqual(h.connector.verifyNotification(notification, later), { ok: false, reason: 'stale_timestamp' });
+      }
+      const unsigned = h.unsign?.(notification) ?? { rawBody: notification.rawBody, headers: {} };
+      assert.deepEqual(h.connector.verifyNotification(unsigned, now), { ok: false, reason: 'missing_signature' });
       assert.equal(h.connector.parseNotification('{"not":"a notification"}').ok, false);
       assert.equal(h.connector.parseNotification('not json').ok, false);
     });

@@ -41,6 +41,7 @@ export function createScriptedConnector(name: string, channel: Channel = 'bank')
       currencies: { IDR: { minMinor: 100n, maxMinor: 100_000_000_000n }, USD: { minMinor: 1n, maxMinor: 10_000_000n } },
       instructionTtl: { defaultMs: 3_600_000, minMs: 60_000, maxMs: 86_400_000 },
       supports: { cancel: true, refund: true, partialRefund: true, settlement: true },
+      notificationTrust: 'signed',
     },
     async createCharge(request, ctx) {
       connector.calls.push(request);

@@ -36,6 +36,7 @@ describe('notification processing under concurrency', () => {
       log: createLogger('silent'),
       publicBaseUrl: PUBLIC_BASE_URL,
       connectors: ctx.t.connectors,
+      connectorTimeoutMs: 2_000,
     };
     const claimed = await Promise.all([
       processDueNotifications(deps, 3),

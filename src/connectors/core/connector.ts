@@ -37,7 +37,16 @@ export interface ConnectorCapabilities {
   /** How long issued instructions stay payable. Merchants may choose within [minMs, maxMs]. */
   instructionTtl: { defaultMs: number; minMs: number; maxMs: number };
   supports: { cancel: boolean; refund: boolean; partialRefund: boolean; settlement: boolean };
+  /**
+   * What a verified notification proves (docs/connectors.md, "Notification trust"):
+   * - `signed`: the signature covers the whole body and a timestamp; its snapshot is applied.
+   * - `query`: it only authenticates the sender (a static callback token, a signature over some
+   *   fields): it is a trigger, and the processor applies what `queryCharge` then returns.
+   */
+  notificationTrust: NotificationTrust;
 }
+
+export type NotificationTrust = 'signed' | 'query';
 
 export type Instructions =
   | {
@@ -122,7 +131,11 @@ export interface ChargeSnapshot {
   providerReference: string;
   /** Our attempt id, echoed by the provider (its idempotency key / external id). */
   attemptId: string;
-  owner: ChargeOwner;
+  /**
+   * Null when the provider does not echo our metadata on this channel: then the attempt id, scoped
+   * to the connector, finds the payment (attempt ids are unique).
+   */
+  owner: ChargeOwner | null;
   status: ProviderChargeStatus;
   amountMinor: bigint;
   /** What the payer has paid so far (may differ from amountMinor: under- or over-payment). */

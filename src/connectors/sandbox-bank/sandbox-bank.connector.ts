@@ -24,6 +24,7 @@ export const sandboxBankCapabilities: ConnectorCapabilities = {
   },
   instructionTtl: { defaultMs: 24 * HOUR_MS, minMs: 15 * 60_000, maxMs: 30 * 24 * HOUR_MS },
   supports: { cancel: true, refund: true, partialRefund: true, settlement: true },
+  notificationTrust: 'signed',
 };
 
 /** The Sandbox Bank's virtual accounts, reached over HTTP like a real bank API. */

@@ -19,6 +19,7 @@ export const sandboxCounterCapabilities: ConnectorCapabilities = {
   },
   instructionTtl: { defaultMs: 48 * 3_600_000, minMs: 3_600_000, maxMs: 7 * 24 * 3_600_000 },
   supports: { cancel: true, refund: false, partialRefund: false, settlement: true },
+  notificationTrust: 'signed',
 };
 
 /** The sandbox retail counter partner: payment codes and the outlets that take them, over HTTP. */

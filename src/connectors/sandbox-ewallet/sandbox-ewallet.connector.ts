@@ -21,6 +21,7 @@ export const sandboxEwalletCapabilities: ConnectorCapabilities = {
   },
   instructionTtl: { defaultMs: 30 * 60_000, minMs: 5 * 60_000, maxMs: 24 * 3_600_000 },
   supports: { cancel: true, refund: true, partialRefund: true, settlement: true },
+  notificationTrust: 'signed',
 };
 
 /** The sandbox e-wallet: checkout URL, deep link and QR string, over HTTP. */

@@ -19,6 +19,7 @@ export const exampleBankCapabilities: ConnectorCapabilities = {
   currencies: { IDR: { minMinor: 1_000_000n, maxMinor: 10_000_000_000n } },
   instructionTtl: { defaultMs: 24 * 3_600_000, minMs: 3_600_000, maxMs: 7 * 24 * 3_600_000 },
   supports: { cancel: true, refund: true, partialRefund: true, settlement: true },
+  notificationTrust: 'signed',
 };
 
 export interface ExampleBankOptions {

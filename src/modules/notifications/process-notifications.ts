@@ -1,6 +1,7 @@
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
-import type { RefundReport } from '../../connectors/core/connector.ts';
-import { applyProviderSnapshot, type LifecycleDeps } from '../payments/payment-lifecycle.ts';
+import type { ChargeSnapshot, Connector, RefundReport } from '../../connectors/core/connector.ts';
+import { callProvider } from '../../connectors/core/provider-call.ts';
+import { applyProviderSnapshot, resolveSnapshotOwner, type LifecycleDeps } from '../payments/payment-lifecycle.ts';
 import { applyRefundOutcome } from '../refunds/refund-outcome.ts';
 import { findRefundOwner } from '../refunds/refund-repo.ts';
 import {
@@ -18,6 +19,8 @@ import {
  */
 export interface ProcessDeps extends LifecycleDeps {
   connectors: ConnectorRegistry;
+  /** The deadline of the status query a `query`-trust notification triggers. */
+  connectorTimeoutMs: number;
 }
 
 export const MAX_NOTIFICATION_ATTEMPTS = 20;
@@ -45,9 +48,25 @@ export async function processDueNotifications(deps: ProcessDeps, limit: number):
       });
       continue;
     }
-    const { snapshot } = parsed;
-    const owner = { ...snapshot.owner, attemptId: snapshot.attemptId };
     const later = () => new Date(deps.clock.now().getTime() + Math.min(1_000 * 2 ** n.attempts, MAX_BACKOFF_MS));
+    const trusted = await trustedSnapshot(deps, connector, parsed.snapshot);
+    if (trusted.kind !== 'snapshot') {
+      if (trusted.kind === 'retry' && n.attempts < MAX_NOTIFICATION_ATTEMPTS) {
+        await retryNotificationLater(deps.store, n.id, { nextAttemptAt: later(), outcome: trusted.outcome, error: null });
+      } else {
+        await finishNotification(deps.store, n.id, {
+          status: trusted.kind === 'retry' ? 'failed' : 'ignored',
+          outcome: trusted.outcome,
+          error: null,
+          owner: null,
+          now: deps.clock.now(),
+        });
+      }
+      continue;
+    }
+    const { snapshot } = trusted;
+    const found = await resolveSnapshotOwner(deps.store, n.connector, snapshot);
+    const owner = found === undefined ? null : { ...found, attemptId: snapshot.attemptId };
     try {
       const result = await applyProviderSnapshot(deps, n.connector, snapshot, 'notification');
       if (result.status === 'deferred' && n.attempts < MAX_NOTIFICATION_ATTEMPTS) {
@@ -118,4 +137,24 @@ async function processRefundNotification(deps: ProcessDeps, n: StoredNotificatio
       await finish('failed', 'error', message);
     }
   }
+}
+
+type Trusted = { kind: 'snapshot'; snapshot: ChargeSnapshot } | { kind: 'retry' | 'ignore'; outcome: string };
+
+/**
+ * The snapshot to apply. A `signed` notification is its own proof. A `query` one only says "look
+ * at this charge" (its sender is authenticated, not every field): the provider's status API
+ * answers for it. A charge the provider does not know, or an answer about another attempt, is
+ * ignored; no answer is tried again later, like a notification that arrived too early.
+ */
+async function trustedSnapshot(deps: ProcessDeps, connector: Connector, claimed: ChargeSnapshot): Promise<Trusted> {
+  if (connector.capabilities.notificationTrust === 'signed') return { kind: 'snapshot', snapshot: claimed };
+  const outcome = await callProvider(deps, 'query', { attempt_id: claimed.attemptId }, (ctx) =>
+    connector.queryCharge({ attemptId: claimed.attemptId, providerReference: claimed.providerReference }, ctx),
+  );
+  if (outcome.kind === 'unknown') return { kind: 'retry', outcome: 'provider status unavailable' };
+  if (outcome.kind === 'not_found') return { kind: 'ignore', outcome: 'the provider does not know the charge' };
+  if (outcome.snapshot.attemptId !== claimed.attemptId)
+    return { kind: 'ignore', outcome: 'the provider answered for another attempt' };
+  return { kind: 'snapshot', snapshot: outcome.snapshot };
 }

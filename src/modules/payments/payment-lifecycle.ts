@@ -1,4 +1,4 @@
-import type { ChargeSnapshot } from '../../connectors/core/connector.ts';
+import type { ChargeOwner, ChargeSnapshot } from '../../connectors/core/connector.ts';
 import { isUniqueViolation } from '../../db/db-errors.ts';
 import type { Queryable, Store } from '../../db/store.ts';
 import { assert } from '../../lib/assert.ts';
@@ -10,6 +10,7 @@ import { captureEntry, reversalEntry } from '../ledger/movements.ts';
 import { findMerchantSettings } from '../merchants/merchant-settings.ts';
 import { committedRefundsMinor } from '../refunds/refund-repo.ts';
 import {
+  findAttemptOwner,
   findAttemptState,
   findIssuedAttempt,
   findLivePaymentIdByReference,
@@ -42,13 +43,27 @@ export type ApplyResult =
 
 export type ReportSource = 'notification' | 'sync' | 'sweeper' | 'cancel';
 
+/**
+ * Who a provider's snapshot is about: the owner it echoes, or, for a provider that echoes none,
+ * the owner of the attempt it names on this connector (undefined: no such attempt here).
+ */
+export async function resolveSnapshotOwner(
+  store: Store,
+  connector: string,
+  snapshot: ChargeSnapshot,
+): Promise<ChargeOwner | undefined> {
+  return snapshot.owner ?? findAttemptOwner(store, snapshot.attemptId, connector);
+}
+
 export async function applyProviderSnapshot(
   deps: LifecycleDeps,
   connector: string,
   snapshot: ChargeSnapshot,
   source: ReportSource,
 ): Promise<ApplyResult> {
-  const { merchantId, environment, paymentId } = snapshot.owner;
+  const owner = await resolveSnapshotOwner(deps.store, connector, snapshot);
+  if (owner === undefined) return { status: 'ignored', outcome: 'unknown attempt for this connector' };
+  const { merchantId, environment, paymentId } = owner;
   const settings = await findMerchantSettings(deps.store, merchantId);
   // Round 2 only happens when accepting a late payment collided with a newer live payment on the
   // same reference_no (a race the pre-check can miss): then the money is marked for refund.

@@ -422,6 +422,24 @@ export async function markAttemptIssued(
 }
 
 /** One attempt of one payment, with what its provider reported. */
+/**
+ * Who an attempt belongs to, found by its id alone, for a provider that does not echo our metadata
+ * (ChargeSnapshot.owner null). Scoped to the connector the report came through: a report from one
+ * connector never reaches another connector's attempt. Attempt ids are unique.
+ */
+export async function findAttemptOwner(
+  q: Queryable,
+  attemptId: string,
+  connector: string,
+): Promise<{ merchantId: string; environment: Environment; paymentId: string } | undefined> {
+  const rows = await q.query<{ merchant_id: string; environment: Environment; payment_id: string }>(
+    'SELECT merchant_id, environment, payment_id FROM payment_attempts WHERE id = $1 AND connector = $2',
+    [attemptId, connector],
+  );
+  const r = rows[0];
+  return r === undefined ? undefined : { merchantId: r.merchant_id, environment: r.environment, paymentId: r.payment_id };
+}
+
 export async function findAttemptState(
   q: Queryable,
   merchantId: string,
