@@ -19,7 +19,8 @@ import { TEST_STORE } from '../harness/test-store.ts';
  * 1-3. the ledger verifies (each entry sums to zero per currency, every merchant × environment ×
  *      currency sums to zero, cached balances equal their postings);
  * 4.   per payment, succeeded + pending refunds ≤ what the payer paid, and `amount_refunded` is the
- *      succeeded refunds;
+ *      succeeded refunds; refunds of late money (succeeded + pending) ≤ the late payment owed to
+ *      the payer, and `owed_to_payers` is late money less those refunds (docs/money.md);
  * 5.   payment states only follow PAYMENT_TRANSITIONS (checked on the event trail) and refund states
  *      only REFUND_TRANSITIONS (checked on each observed change and on the refund's events);
  * 6.   the model's balances (pending, available, in flight) equal GET /balance; a settlement
@@ -44,14 +45,19 @@ interface MPayment {
   paidMinor: bigint;
   status: PaymentStatus;
   settled: boolean;
+  /** A late payment owed back to the payer (paid after the payment was canceled); 0 when none. */
+  lateMinor: bigint;
 }
 interface MRefund {
   id: string;
   paymentId: string;
   amountMinor: bigint;
   status: RefundStatus;
-  /** The balance its hold came from: pending before the payment settled, available after. */
-  heldFrom: 'pending' | 'available';
+  /**
+   * The balance its hold came from: pending before the payment settled, available after; `payer`
+   * for a refund of late money (held from what is owed to payers).
+   */
+  heldFrom: 'pending' | 'available' | 'payer';
   outcome: 'succeeded' | 'failed';
   /** When the provider finishes it (model clock); null: whenever the provider gets it (after an outage). */
   dueAtMs: number | null;
@@ -70,6 +76,8 @@ interface Model {
   pendingMinor: bigint;
   availableMinor: bigint;
   inFlightMinor: bigint;
+  /** Late payments owed back to payers (GET /balance `owed_to_payers`). */
+  owedMinor: bigint;
 }
 interface Real {
   t: TestApp;
@@ -92,6 +100,8 @@ const stats = {
   refundsAfterSettlement: 0,
   concurrentAccepted: 0,
   concurrentRefused: 0,
+  latePayments: 0,
+  lateRefunds: 0,
 };
 const newKey = () => `model-${process.pid}-${(keySeq += 1)}`;
 
@@ -110,9 +120,12 @@ async function simulate(r: Real, p: MPayment, outcome: string, dup: boolean, amo
   await r.t.deliverNotifications();
 }
 
-/** What is still refundable of a payment by the model. */
-const refundable = (m: Model, p: MPayment): bigint =>
-  p.paidMinor - m.refunds.filter((x) => x.paymentId === p.id && x.status !== 'failed').reduce((s, x) => s + x.amountMinor, 0n);
+/** What is still refundable of a payment by the model: of what it captured, or of its late money. */
+const refundable = (m: Model, p: MPayment, late = false): bigint =>
+  (late ? p.lateMinor : p.paidMinor) -
+  m.refunds
+    .filter((x) => x.paymentId === p.id && x.status !== 'failed' && (x.heldFrom === 'payer') === late)
+    .reduce((s, x) => s + x.amountMinor, 0n);
 
 /** Records a refund the API accepted: the hold moves money from pending to in flight. */
 function acceptRefund(
@@ -122,19 +135,23 @@ function acceptRefund(
   amount: bigint,
   b: RefundBehaviour,
   nowMs: number,
+  late = false,
 ) {
   const refund: MRefund = {
     id: res.id,
     paymentId: p.id,
     amountMinor: amount,
     status: 'pending',
-    heldFrom: p.settled ? 'available' : 'pending',
+    heldFrom: late ? 'payer' : p.settled ? 'available' : 'pending',
     outcome: b === 'fail' || b === 'decline' ? 'failed' : 'succeeded',
     dueAtMs: b === 'error' ? null : b === 'pending' ? nowMs + PENDING_REFUND_DELAY_MS : nowMs,
   };
   m.refunds.push(refund);
   stats.refunds += 1;
-  if (p.settled) {
+  if (late) {
+    stats.lateRefunds += 1;
+    m.owedMinor -= amount;
+  } else if (p.settled) {
     stats.refundsAfterSettlement += 1;
     m.availableMinor -= amount;
   } else {
@@ -155,7 +172,10 @@ function finishRefund(m: Model, refund: MRefund, status: RefundStatus, nowMs: nu
   // A failed refund's hold goes back to the merchant — to available once the payment has settled
   // (its pending part moved there) — unless the payment was reversed since (then the provider
   // keeps it, like the rest of the payment).
-  if (status === 'failed' && payment?.status !== 'reversed') {
+  if (status === 'failed' && refund.heldFrom === 'payer') {
+    // Late money a refund could not return is owed to the payer again.
+    m.owedMinor += refund.amountMinor;
+  } else if (status === 'failed' && payment?.status !== 'reversed') {
     if (payment?.settled === true) m.availableMinor += refund.amountMinor;
     else m.pendingMinor += refund.amountMinor;
   }
@@ -202,10 +222,16 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
     refunded: bigint;
     held: bigint;
     done: bigint;
+    late_held: bigint;
+    late: bigint | string | null;
+    late_resolution: string | null;
   }>(
     `SELECT p.id, p.status, p.amount_paid_minor AS paid, p.amount_refunded_minor AS refunded,
-       coalesce(sum(r.amount_minor) FILTER (WHERE r.status <> 'failed'), 0)::bigint AS held,
-       coalesce(sum(r.amount_minor) FILTER (WHERE r.status = 'succeeded'), 0)::bigint AS done
+       coalesce(sum(r.amount_minor) FILTER (WHERE r.status <> 'failed' AND r.held_from <> 'payer_refund_due'), 0)::bigint AS held,
+       coalesce(sum(r.amount_minor) FILTER (WHERE r.status = 'succeeded' AND r.held_from <> 'payer_refund_due'), 0)::bigint AS done,
+       coalesce(sum(r.amount_minor) FILTER (WHERE r.status <> 'failed' AND r.held_from = 'payer_refund_due'), 0)::bigint AS late_held,
+       (p.late_payment ->> 'amount_minor')::bigint AS late,
+       p.late_payment ->> 'resolution' AS late_resolution
      FROM payments p LEFT JOIN refunds r ON r.payment_id = p.id
      WHERE p.merchant_id = $1 AND p.environment = 'sandbox' GROUP BY p.id`,
     [r.merchantId],
@@ -217,6 +243,10 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
     assert.ok(mp, `unknown payment ${row.id}`);
     assert.equal(row.status, mp.status, `payment ${row.id} status`);
     assert.equal(row.paid, mp.paidMinor, `payment ${row.id} paid`);
+    // 4b: late money owed to the payer, and refunds of it within it.
+    const late = row.late_resolution === 'refund_required' && row.late !== null ? BigInt(row.late) : 0n;
+    assert.equal(late, mp.lateMinor, `payment ${row.id} late money`);
+    assert.ok(row.late_held <= late, `payment ${row.id}: late refunds ${row.late_held} > late ${late}`);
   }
   // 5: state trails.
   const events = await store.query<{ object_id: string; object_type: string; type: string }>(
@@ -247,6 +277,7 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
   assert.equal(line?.['pending'] ?? 0, minorToJson(m.pendingMinor), 'pending balance');
   assert.equal(line?.['available'] ?? 0, minorToJson(m.availableMinor), 'available balance');
   assert.equal(line?.['refunds_in_flight'] ?? 0, minorToJson(m.inFlightMinor), 'refunds in flight');
+  assert.equal(line?.['owed_to_payers'] ?? 0, minorToJson(m.owedMinor), 'owed to payers');
 }
 
 // ── commands ───────────────────────────────────────────────────────────────────────────────
@@ -275,6 +306,7 @@ class CreatePayment implements Cmd {
       paidMinor: 0n,
       status: 'pending',
       settled: false,
+      lateMinor: 0n,
     });
     await checkInvariants(m, r);
   }
@@ -342,13 +374,15 @@ class RequestRefund implements Cmd {
   check = (m: Readonly<Model>) => m.payments.length > 0;
   async run(m: Model, r: Real) {
     const p = pick(m.payments, this.index);
-    const left = refundable(m, p);
+    // No source in the body: a succeeded payment refunds captured money, any other its late money.
+    const late = p.status !== 'succeeded';
+    const left = refundable(m, p, late);
     const amountMinor =
       this.amount.kind === 'rest'
         ? null
         : this.amount.kind === 'too_much'
           ? left + 1n
-          : (p.paidMinor * BigInt(this.amount.percent)) / 100n || 1n;
+          : ((late ? p.lateMinor : p.paidMinor) * BigInt(this.amount.percent)) / 100n || 1n;
     const body = amountMinor === null ? {} : { amount: minorToJson(amountMinor) };
     const provider = r.t.provider(CONNECTOR[p.channel]);
     if (this.behaviour !== 'none') {
@@ -362,7 +396,7 @@ class RequestRefund implements Cmd {
     const res = await call(r, 'POST', `/payment/${p.id}/refund`, body, { 'idempotency-key': key });
     delete provider.faults.refund;
     const effective = amountMinor ?? left;
-    if (p.status !== 'succeeded') {
+    if (late && p.lateMinor === 0n) {
       assert.equal(res.statusCode, 409, res.body);
       assert.equal(json(res)['code'], 'payment_state_conflict');
     } else if (p.channel === 'counter') {
@@ -376,7 +410,7 @@ class RequestRefund implements Cmd {
       const out = json(res) as { id: string; status: RefundStatus; amount: number };
       assert.equal(out.amount, minorToJson(effective));
       assert.equal(out.status, this.behaviour === 'decline' ? 'failed' : 'pending');
-      acceptRefund(m, out, p, effective, this.behaviour, r.t.clock.now().getTime());
+      acceptRefund(m, out, p, effective, this.behaviour, r.t.clock.now().getTime(), late);
       m.requests.push({ paymentId: p.id, key, body, status: res.statusCode, text: res.body });
     }
     await checkInvariants(m, r);
@@ -472,6 +506,52 @@ class ConcurrentRefunds implements Cmd {
 }
 
 /**
+ * The payer pays a payment that already ended: after `canceled` the money is owed back to the
+ * payer (merchants here keep the default late-payment policy, refund); after `expired` (reported
+ * by the provider before our expiry) it was paid on time, so it is accepted.
+ */
+class LatePayment implements Cmd {
+  constructor(
+    readonly index: number,
+    readonly dup: boolean,
+  ) {}
+  check = (m: Readonly<Model>) => m.payments.some(lateCandidate);
+  async run(m: Model, r: Real) {
+    const p = pick(m.payments.filter(lateCandidate), this.index);
+    await simulate(r, p, 'succeeded', this.dup);
+    stats.latePayments += 1;
+    if (p.status === 'canceled') {
+      p.lateMinor = p.amountMinor;
+      m.owedMinor += p.amountMinor;
+    } else {
+      p.status = 'succeeded';
+      p.paidMinor = p.amountMinor;
+      m.pendingMinor += p.amountMinor;
+    }
+    await checkInvariants(m, r);
+  }
+  toString = () => `late(#${this.index}${this.dup ? ', duplicated' : ''})`;
+}
+const lateCandidate = (p: MPayment) => (p.status === 'canceled' && p.lateMinor === 0n) || p.status === 'expired';
+
+/** The merchant cancels a pending payment. */
+class Cancel implements Cmd {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => m.payments.some((p) => p.status === 'pending');
+  async run(m: Model, r: Real) {
+    const p = pick(
+      m.payments.filter((x) => x.status === 'pending'),
+      this.index,
+    );
+    const res = await call(r, 'POST', `/payment/${p.id}/cancel`, {});
+    assert.equal(res.statusCode, 200, res.body);
+    p.status = 'canceled';
+    await checkInvariants(m, r);
+  }
+  toString = () => `cancel(#${this.index})`;
+}
+
+/**
  * The provider settles a succeeded payment (sandbox simulate `settled`, ingested before it
  * answers): what is still pending of it — what was paid, less refunds held from pending and not
  * failed — moves to available, less the provider's fee on the gross (its own fee schedule).
@@ -533,10 +613,14 @@ const sequentialCommandsUnweighted = [
   fc.constant(new DeliverNotifications()),
   fc.constant(new SyncRefunds()),
   fc.nat().map((i) => new Settle(i)),
+  fc.tuple(fc.nat(), fc.boolean()).map(([i, d]) => new LatePayment(i, d)),
+  fc.nat().map((i) => new Cancel(i)),
 ];
 /** fc.commands picks uniformly among its arbitraries: refunds and their outcomes come more often. */
-const [createCmd, outcomeCmd, reverseCmd, refundCmd, retryCmd, deliverCmd, syncCmd, settleCmd] =
+const [createCmd, outcomeCmd, reverseCmd, refundCmd, retryCmd, deliverCmd, syncCmd, settleCmd, lateCmd, cancelCmd] =
   sequentialCommandsUnweighted as unknown as [
+    fc.Arbitrary<Cmd>,
+    fc.Arbitrary<Cmd>,
     fc.Arbitrary<Cmd>,
     fc.Arbitrary<Cmd>,
     fc.Arbitrary<Cmd>,
@@ -559,6 +643,8 @@ const sequentialCommands = [
   deliverCmd,
   syncCmd,
   settleCmd,
+  lateCmd,
+  cancelCmd,
 ];
 const interleavedCommands = [
   ...sequentialCommands,
@@ -579,12 +665,24 @@ describe(`money model (${TEST_STORE})`, () => {
   const setup = async (scheduler: fc.Scheduler | undefined) => {
     const made = await ctx.t.merchants.createMerchant(`Model ${(keySeq += 1)}`);
     const real: Real = { t: ctx.t, clock: ctx.clock, key: made.sandbox.secret, merchantId: made.merchant.id, scheduler };
-    const model: Model = { payments: [], refunds: [], requests: [], pendingMinor: 0n, availableMinor: 0n, inFlightMinor: 0n };
+    const model: Model = {
+      payments: [],
+      refunds: [],
+      requests: [],
+      pendingMinor: 0n,
+      availableMinor: 0n,
+      inFlightMinor: 0n,
+      owedMinor: 0n,
+    };
     // Every sequence starts with something to refund, a paid bank payment (the commands create,
-    // pay, fail, expire and reverse more).
+    // pay, fail, expire, cancel, pay late and reverse more) …
     checking = false;
     await new CreatePayment('bank', 120).run(model, real);
     await new ProviderOutcome(0, 'succeeded', false).run(model, real);
+    // … and late money to give back: a payment canceled, then paid.
+    await new CreatePayment('ewallet', 80).run(model, real);
+    await new Cancel(0).run(model, real);
+    await new LatePayment(0, false).run(model, real);
     checking = true;
     await checkInvariants(model, real);
     return { model, real };

@@ -78,6 +78,7 @@ function attempt(): AttemptState {
     paidAt: null,
     latePaymentAt: null,
     latePaymentResolution: null,
+    lateProviderReference: null,
     nextSyncAt: new Date(T0 + 300_000),
     syncCount: 0,
   };

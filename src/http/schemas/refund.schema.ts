@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { REFUND_REASONS, REFUND_STATUSES } from '../../modules/refunds/refund-types.ts';
+import { REFUND_REASONS, REFUND_SOURCES, REFUND_STATUSES } from '../../modules/refunds/refund-types.ts';
 import { Nullable, StringEnum, Timestamp } from './schema-helpers.ts';
 
 export const RefundBodySchema = Type.Object(
@@ -13,6 +13,12 @@ export const RefundBodySchema = Type.Object(
       }),
     ),
     reason: Type.Optional(Nullable(StringEnum(REFUND_REASONS, { description: 'Why the money goes back (stored and shown).' }))),
+    source: Type.Optional(
+      StringEnum(REFUND_SOURCES, {
+        description:
+          'What to give back: `payment` (money the payment captured; the default for a `succeeded` payment) or `late_payment` (a late payment the merchant did not get, `late_payment.resolution` `refund_required`; the default for any other payment).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -28,6 +34,9 @@ export const RefundSchema = Type.Object(
     status: StringEnum(REFUND_STATUSES, {
       description: '`pending` until the provider answers finally; then `succeeded` or `failed` (never changes again).',
     }),
+    source: StringEnum(REFUND_SOURCES, {
+      description: '`payment`: money the payment captured; `late_payment`: a late payment given back to the payer.',
+    }),
     reason: Nullable(StringEnum(REFUND_REASONS)),
     failure_code: Nullable(Type.String({ description: "The provider's reason when `failed`." })),
     failure_message: Nullable(Type.String()),
@@ -36,7 +45,11 @@ export const RefundSchema = Type.Object(
     updated_at: Timestamp('Last change.'),
     completed_at: Nullable(Timestamp('When it became succeeded or failed.')),
   },
-  { $id: 'Refund', additionalProperties: false, description: 'A refund of all or part of a succeeded payment.' },
+  {
+    $id: 'Refund',
+    additionalProperties: false,
+    description: 'A refund of all or part of a succeeded payment, or of a late payment owed back to its payer.',
+  },
 );
 
 const BalanceLineSchema = Type.Object(
@@ -45,6 +58,9 @@ const BalanceLineSchema = Type.Object(
     pending: Type.Number({ description: 'Owed to you from paid payments not settled yet (major units).' }),
     available: Type.Number({ description: 'Owed to you from settled payments (major units).' }),
     refunds_in_flight: Type.Number({ description: 'Held for refunds the provider has not finished (major units).' }),
+    owed_to_payers: Type.Number({
+      description: 'Late payments you did not get, held to be refunded to their payers (major units; not yours).',
+    }),
   },
   { additionalProperties: false },
 );

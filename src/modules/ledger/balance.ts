@@ -25,6 +25,7 @@ export async function balanceView(
       pending: toMajorNumber(b.pendingMinor, b.currency),
       available: toMajorNumber(b.availableMinor, b.currency),
       refunds_in_flight: toMajorNumber(b.refundsInFlightMinor, b.currency),
+      owed_to_payers: toMajorNumber(b.owedToPayersMinor, b.currency),
     })),
     verification:
       violations === undefined

@@ -17,10 +17,11 @@ export const ACCOUNT_KINDS = [
   'merchant_available',
   'refunds_pending',
   'fees',
+  'payer_refund_due',
 ] as const;
 export type AccountKind = (typeof ACCOUNT_KINDS)[number];
 
-export type EntryType = 'capture' | 'refund_hold' | 'refund_post' | 'refund_void' | 'reversal' | 'settlement';
+export type EntryType = 'capture' | 'refund_hold' | 'refund_post' | 'refund_void' | 'reversal' | 'settlement' | 'late_payment';
 
 export interface Posting {
   account: AccountKind;
@@ -151,13 +152,15 @@ export interface Balance {
   pendingMinor: bigint;
   availableMinor: bigint;
   refundsInFlightMinor: bigint;
+  /** Late payments to give back to payers (not the merchant's money). */
+  owedToPayersMinor: bigint;
 }
 
 /** The merchant's balances per currency, from the cached account balances. */
 export async function merchantBalances(q: Queryable, merchantId: string, environment: Environment): Promise<Balance[]> {
   const rows = await q.query<{ currency: string; kind: AccountKind; balance_minor: bigint }>(
     `SELECT currency, kind, balance_minor FROM ledger_accounts
-     WHERE merchant_id = $1 AND environment = $2 AND kind IN ('merchant_pending', 'merchant_available', 'refunds_pending')
+     WHERE merchant_id = $1 AND environment = $2 AND kind IN ('merchant_pending', 'merchant_available', 'refunds_pending', 'payer_refund_due')
      ORDER BY currency`,
     [merchantId, environment],
   );
@@ -168,11 +171,13 @@ export async function merchantBalances(q: Queryable, merchantId: string, environ
       pendingMinor: 0n,
       availableMinor: 0n,
       refundsInFlightMinor: 0n,
+      owedToPayersMinor: 0n,
     };
     // Liabilities are credit-normal: a credit balance (negative) is money we owe the merchant.
     if (r.kind === 'merchant_pending') b.pendingMinor = -r.balance_minor;
     if (r.kind === 'merchant_available') b.availableMinor = -r.balance_minor;
     if (r.kind === 'refunds_pending') b.refundsInFlightMinor = -r.balance_minor;
+    if (r.kind === 'payer_refund_due') b.owedToPayersMinor = -r.balance_minor;
     byCurrency.set(r.currency, b);
   }
   return [...byCurrency.values()];

@@ -22,6 +22,12 @@ export interface RefundRef {
 /** Where a refund or reversal takes the money from: unsettled or settled balance. */
 export type MerchantBalanceKind = 'merchant_pending' | 'merchant_available';
 
+/**
+ * Where a refund's hold comes from: the merchant's balance (a refund of captured money) or what is
+ * owed to the payer from a late payment (docs/money.md "Late payment money").
+ */
+export type RefundHoldSource = MerchantBalanceKind | 'payer_refund_due';
+
 const entry = (s: Scope, fields: Omit<NewEntry, 'merchantId' | 'environment' | 'now'>): NewEntry => ({
   merchantId: s.merchantId,
   environment: s.environment,
@@ -72,7 +78,22 @@ export function settlementEntry(
   });
 }
 
-export function refundHoldEntry(s: Scope, refund: RefundRef, amountMinor: bigint, from: MerchantBalanceKind): NewEntry {
+/**
+ * A late payment the merchant does not get (resolution `refund_required`): the provider collected
+ * it, and it is owed to the payer. One per attempt (an attempt records one late payment).
+ */
+export function latePaymentEntry(s: Scope, attemptId: string, paymentId: string, amountMinor: bigint): NewEntry {
+  return entry(s, {
+    entryKey: `late_payment:${attemptId}`,
+    type: 'late_payment',
+    objectType: 'payment',
+    objectId: paymentId,
+    paymentId,
+    postings: [debit('provider_receivable', s.currency, amountMinor), credit('payer_refund_due', s.currency, amountMinor)],
+  });
+}
+
+export function refundHoldEntry(s: Scope, refund: RefundRef, amountMinor: bigint, from: RefundHoldSource): NewEntry {
   return entry(s, {
     entryKey: `refund_hold:${refund.refundId}`,
     type: 'refund_hold',
@@ -94,7 +115,7 @@ export function refundPostEntry(s: Scope, refund: RefundRef, amountMinor: bigint
   });
 }
 
-export function refundVoidEntry(s: Scope, refund: RefundRef, amountMinor: bigint, backTo: MerchantBalanceKind): NewEntry {
+export function refundVoidEntry(s: Scope, refund: RefundRef, amountMinor: bigint, backTo: RefundHoldSource): NewEntry {
   return entry(s, {
     entryKey: `refund_void:${refund.refundId}`,
     type: 'refund_void',

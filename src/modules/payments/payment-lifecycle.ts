@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { insertEvent } from '../events/event-repo.ts';
 import { postEntry } from '../ledger/ledger.ts';
-import { captureEntry, reversalEntry } from '../ledger/movements.ts';
+import { captureEntry, latePaymentEntry, reversalEntry } from '../ledger/movements.ts';
 import { findMerchantSettings } from '../merchants/merchant-settings.ts';
 import { committedRefundsMinor } from '../refunds/refund-repo.ts';
 import {
@@ -15,6 +15,7 @@ import {
   findIssuedAttempt,
   findLivePaymentIdByReference,
   lockPayment,
+  recordLateProviderReference,
   updateAttemptFromProvider,
   updatePaymentLifecycle,
 } from './payment-repo.ts';
@@ -88,6 +89,10 @@ export async function applyProviderSnapshot(
         await writeSteps(tx, deps, payment, decision.steps);
         const { keepSyncing, ...change } = decision.attempt;
         await updateAttemptFromProvider(tx, attempt.id, { ...change, nextSyncAt: keepSyncing ? attempt.nextSyncAt : null, now });
+        if (attempt.latePaymentAt === null && change.latePaymentResolution === 'refund_required') {
+          // A late refund goes to the provider by this reference (a failed-over attempt has no other).
+          await recordLateProviderReference(tx, attempt.id, snapshot.providerReference);
+        }
         if (decision.steps.length > 0) {
           deps.log.info(
             {
@@ -177,15 +182,21 @@ async function writeSteps(tx: Queryable, deps: LifecycleDeps, before: Payment, s
 
 /**
  * The ledger entry of a payment step (docs/money.md), in the step's transaction: a success
- * captures what the payer paid into the merchant's pending balance; a reversal takes back what is
- * left of it (captured minus succeeded and pending refunds) from pending, or from available once
- * settled.
+ * captures what the payer paid into the merchant's pending balance; a late payment the merchant
+ * does not get is owed to the payer; a reversal takes back what is left of the capture (captured
+ * minus succeeded and pending refunds) from pending, or from available once settled.
  */
 async function postPaymentMovement(tx: Queryable, step: PaymentStep): Promise<void> {
   const p = step.after;
   const scope = { merchantId: p.merchantId, environment: p.environment, currency: p.currency, now: p.updatedAt };
   if (step.event === 'payment.succeeded' && p.amountPaidMinor > 0n) {
     await postEntry(tx, captureEntry(scope, p.id, p.amountPaidMinor));
+  }
+  const late = p.latePayment;
+  if (step.event === 'payment.late_payment_received' && late?.resolution === 'refund_required') {
+    // The payer's money, not the merchant's: owed back to the payer until refunded.
+    const amountMinor = BigInt(late.amount_minor);
+    if (amountMinor > 0n) await postEntry(tx, latePaymentEntry(scope, late.attempt_id, p.id, amountMinor));
   }
   if (step.event === 'payment.reversed') {
     // Refunds still pending keep their hold: if one fails later, its held amount goes to the

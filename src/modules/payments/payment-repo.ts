@@ -308,6 +308,7 @@ interface AttemptRow {
   paid_at: Date | null;
   late_payment_at: Date | null;
   late_payment_resolution: LatePaymentResolution | null;
+  late_provider_reference: string | null;
   next_sync_at: Date | null;
   sync_count: number;
   [key: string]: unknown;
@@ -324,6 +325,7 @@ function attemptStateFromRow(r: AttemptRow): AttemptState {
     paidAt: r.paid_at,
     latePaymentAt: r.late_payment_at,
     latePaymentResolution: r.late_payment_resolution,
+    lateProviderReference: r.late_provider_reference,
     nextSyncAt: r.next_sync_at,
     syncCount: r.sync_count,
   };
@@ -479,6 +481,11 @@ export interface AttemptProviderChange extends AttemptProviderFields {
 }
 
 /** Records what the provider reported on an attempt (never lowers the change counter). */
+/** The provider's reference of the charge a late payment arrived on (refunds of it use it). */
+export async function recordLateProviderReference(q: Queryable, attemptId: string, providerReference: string): Promise<void> {
+  await q.query('UPDATE payment_attempts SET late_provider_reference = $2 WHERE id = $1', [attemptId, providerReference]);
+}
+
 export async function updateAttemptFromProvider(q: Queryable, attemptId: string, c: AttemptProviderChange): Promise<void> {
   await q.query(
     `UPDATE payment_attempts SET status = $2, provider_status = $3, provider_sequence = GREATEST(provider_sequence, $4),

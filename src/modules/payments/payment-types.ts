@@ -146,6 +146,8 @@ export interface AttemptState extends Attempt {
   paidAt: Date | null;
   latePaymentAt: Date | null;
   latePaymentResolution: LatePaymentResolution | null;
+  /** The provider's reference of the charge a late payment arrived on (set with a refund_required one). */
+  lateProviderReference: string | null;
   nextSyncAt: Date | null;
   syncCount: number;
 }

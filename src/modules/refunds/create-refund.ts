@@ -19,19 +19,22 @@ import {
 import { postEntry } from '../ledger/ledger.ts';
 import { refundHoldEntry } from '../ledger/movements.ts';
 import type { LifecycleDeps } from '../payments/payment-lifecycle.ts';
-import { findIssuedAttempt, findPayment, lockPayment } from '../payments/payment-repo.ts';
-import type { Payment, Principal } from '../payments/payment-types.ts';
+import type { RefundHoldSource } from '../ledger/movements.ts';
+import { findAttemptState, findIssuedAttempt, findPayment, lockPayment } from '../payments/payment-repo.ts';
+import type { AttemptState, Payment, Principal } from '../payments/payment-types.ts';
 import { applyRefundOutcome, sendRefund } from './refund-outcome.ts';
 import { committedRefundsMinor, findRefund, insertRefund } from './refund-repo.ts';
-import type { Refund, RefundReason } from './refund-types.ts';
+import type { Refund, RefundReason, RefundSource } from './refund-types.ts';
 import { refundView } from './refund-view.ts';
 
 /**
  * POST /payment/{id}/refund without the HTTP (docs/money.md, "Refunds").
  *
- * 1. Checks, then one transaction: lock the payment, check that it is `succeeded` and that the
- *    refund fits (succeeded + pending refunds + this ≤ what the payer paid), insert the refund
- *    `pending`, hold its amount in the ledger (`refund_hold`). The payment row lock makes
+ * 1. Checks, then one transaction: lock the payment, check that it has money of the refund's
+ *    source (`payment`: it is `succeeded`; `late_payment`: it holds a late payment owed to the
+ *    payer) and that the refund fits (succeeded + pending refunds of that source + this ≤ what the
+ *    payer paid of it), insert the refund `pending`, hold its amount in the ledger (`refund_hold`
+ *    from the merchant's balance, or from `payer_refund_due`). The payment row lock makes
  *    concurrent refunds of one payment queue here, so together they can never exceed it.
  * 2. The provider call, outside any transaction, with the refund id as the provider's
  *    idempotency key.
@@ -68,6 +71,8 @@ export interface RefundInput {
   /** The exact text of the JSON number `amount` (major units), or null for the whole refundable rest. */
   amountText: string | null;
   reason: RefundReason | null;
+  /** null: `payment` for a succeeded payment, else `late_payment`. */
+  source: RefundSource | null;
 }
 
 export async function createRefund(
@@ -83,7 +88,13 @@ export async function createRefund(
     principal,
     REFUND_OPERATION,
     idempotencyKey,
-    { payment_id: paymentId, amount: input.amountText, reason: input.reason },
+    {
+      payment_id: paymentId,
+      amount: input.amountText,
+      reason: input.reason,
+      // Only when given, so that keys stored before sources existed keep their fingerprint.
+      ...(input.source === null ? {} : { source: input.source }),
+    },
     refundId,
   );
   let decision: KeyDecision | undefined = op === undefined ? undefined : await existingKeyDecision(keyDeps, op);
@@ -113,7 +124,7 @@ export async function createRefund(
       if (decision.kind === 'answer') return decision.result;
       leaseToken = decision.leaseToken;
     }
-    const held = await holdRefund(deps, principal, refundId, checked.connector, paymentId, input, {
+    const held = await holdRefund(deps, principal, refundId, paymentId, input, {
       op,
       leaseToken,
     });
@@ -156,20 +167,57 @@ async function checkRefundable(
   principal: Principal,
   paymentId: string,
   input: RefundInput,
-): Promise<Failure | { kind: 'ok'; connector: Connector }> {
+): Promise<Failure | RefundTarget> {
   const payment = await findPayment(deps.store, principal.merchantId, principal.environment, paymentId);
   if (payment === undefined) return notFound();
   const amount = parseAmount(payment, input.amountText);
   if (amount.kind === 'failure') return amount;
-  if (payment.status !== 'succeeded') return notSucceeded(payment);
-  const attempt = await findIssuedAttempt(deps.store, principal.merchantId, principal.environment, paymentId);
+  return refundTarget(deps, deps.store, payment, input.source);
+}
+
+/** Where a refund of `payment` takes its money from, and who gives it back. */
+interface RefundTarget {
+  kind: 'ok';
+  source: RefundSource;
+  /** The attempt whose charge holds the money, and its provider reference. */
+  attempt: AttemptState;
+  connector: Connector;
+  /** What the payer paid of this source: refunds of it together never exceed it. */
+  paidMinor: bigint;
+  heldFrom: RefundHoldSource;
+}
+
+/**
+ * The refund's source (docs/money.md "Late payment money"): captured money of a succeeded
+ * payment, or a late payment owed back to the payer, given back through the attempt it arrived
+ * on. Read again under the payment lock before anything is held.
+ */
+async function refundTarget(
+  deps: RefundDeps,
+  q: Queryable,
+  payment: Payment,
+  requested: RefundSource | null,
+): Promise<Failure | RefundTarget> {
+  const source = requested ?? (payment.status === 'succeeded' ? 'payment' : 'late_payment');
+  const late = payment.latePayment?.resolution === 'refund_required' ? payment.latePayment : null;
+  if (source === 'payment' && payment.status !== 'succeeded') return notRefundable(payment, source);
+  if (source === 'late_payment' && late === null) return notRefundable(payment, source);
+  const attempt =
+    late !== null && source === 'late_payment'
+      ? await findAttemptState(q, payment.merchantId, payment.environment, payment.id, late.attempt_id)
+      : await findIssuedAttempt(q, payment.merchantId, payment.environment, payment.id);
   const connector = attempt === undefined ? undefined : deps.connectors.get(attempt.connector);
-  if (attempt?.providerReference == null || connector === undefined || !connector.capabilities.supports.refund) {
+  const reference = attempt === undefined ? null : (attempt.providerReference ?? attempt.lateProviderReference);
+  if (attempt === undefined || reference === null || connector === undefined || !connector.capabilities.supports.refund) {
     return failure('refund_not_supported', "This payment's channel does not support refunds.", [
       { channel: payment.channel, connector: attempt?.connector ?? null },
     ]);
   }
-  return { kind: 'ok', connector };
+  if (late !== null && source === 'late_payment') {
+    return { kind: 'ok', source, attempt, connector, paidMinor: BigInt(late.amount_minor), heldFrom: 'payer_refund_due' };
+  }
+  const heldFrom = payment.settledAt === null ? 'merchant_pending' : 'merchant_available';
+  return { kind: 'ok', source, attempt, connector, paidMinor: payment.amountPaidMinor, heldFrom };
 }
 
 function parseAmount(payment: Payment, amountText: string | null): Failure | { kind: 'ok'; amountMinor: bigint | null } {
@@ -181,10 +229,17 @@ function parseAmount(payment: Payment, amountText: string | null): Failure | { k
   ]);
 }
 
-const notSucceeded = (payment: Payment): Failure =>
-  failure('payment_state_conflict', `Only a succeeded payment can be refunded; this one is ${payment.status}.`, [
-    { status: payment.status },
-  ]);
+const notRefundable = (payment: Payment, source: RefundSource): Failure =>
+  source === 'payment'
+    ? failure(
+        'payment_state_conflict',
+        `Only a succeeded payment can be refunded; this one is ${payment.status}` +
+          (payment.latePayment?.resolution === 'refund_required' ? ' (its late payment: source "late_payment").' : '.'),
+        [{ status: payment.status, source }],
+      )
+    : failure('payment_state_conflict', 'This payment holds no late payment owed to its payer.', [
+        { status: payment.status, source, late_payment: payment.latePayment?.resolution ?? null },
+      ]);
 
 type HoldResult = { kind: 'held'; refund: Refund } | Failure | { kind: 'lease_lost' };
 
@@ -193,7 +248,6 @@ async function holdRefund(
   deps: RefundDeps,
   principal: Principal,
   refundId: string,
-  connector: Connector,
   paymentId: string,
   input: RefundInput,
   key: { op: KeyedOperation | undefined; leaseToken: string | undefined },
@@ -204,11 +258,11 @@ async function holdRefund(
     if (key.op !== undefined && key.leaseToken !== undefined && !(await holdsLease(tx, key.op.scope, key.leaseToken))) {
       return { kind: 'lease_lost' };
     }
-    if (payment.status !== 'succeeded') return notSucceeded(payment);
-    const attempt = await findIssuedAttempt(tx, principal.merchantId, principal.environment, paymentId);
-    if (attempt === undefined) return failure('refund_not_supported', "This payment's channel does not support refunds.");
-    const committed = await committedRefundsMinor(tx, paymentId);
-    const refundable = payment.amountPaidMinor - committed.succeeded - committed.pending;
+    const target = await refundTarget(deps, tx, payment, input.source);
+    if (target.kind === 'failure') return target;
+    const { attempt } = target;
+    const committed = await committedRefundsMinor(tx, paymentId, target.source);
+    const refundable = target.paidMinor - committed.succeeded - committed.pending;
     const amount = parseAmount(payment, input.amountText);
     if (amount.kind === 'failure') return amount;
     const amountMinor = amount.amountMinor ?? refundable;
@@ -230,7 +284,7 @@ async function holdRefund(
         ],
       );
     }
-    if (!connector.capabilities.supports.partialRefund && amountMinor !== payment.amountPaidMinor) {
+    if (!target.connector.capabilities.supports.partialRefund && amountMinor !== target.paidMinor) {
       return failure('refund_not_supported', "This payment's channel refunds the whole amount only.", [
         { channel: payment.channel, connector: attempt.connector },
       ]);
@@ -250,7 +304,7 @@ async function holdRefund(
       failureCode: null,
       failureMessage: null,
       providerRefundId: null,
-      heldFrom: payment.settledAt === null ? 'merchant_pending' : 'merchant_available',
+      heldFrom: target.heldFrom,
       version: 1,
       nextSyncAt: new Date(now.getTime() + deps.refundSyncDelayMs),
       syncCount: 0,

@@ -6,7 +6,7 @@ import { insertEvent } from '../events/event-repo.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import { refundPostEntry, refundVoidEntry, reversalOfHeldRefundEntry } from '../ledger/movements.ts';
 import type { LifecycleDeps } from '../payments/payment-lifecycle.ts';
-import { findIssuedAttempt, lockPayment } from '../payments/payment-repo.ts';
+import { findAttemptState, lockPayment } from '../payments/payment-repo.ts';
 import type { Payment } from '../payments/payment-types.ts';
 import { addRefundedToPayment, findRefund, lockRefund, updateRefund } from './refund-repo.ts';
 import { REFUND_TRANSITIONS, type Refund } from './refund-types.ts';
@@ -21,7 +21,8 @@ import { refundView } from './refund-view.ts';
  * - succeeded: refund `succeeded`, `refund_post`, the payment's `amount_refunded` grows (version + 1),
  *   `refund.succeeded`;
  * - refused: refund `failed`, `refund_void` back to the balance it was held from (to available if
- *   the payment settled since; to the provider if the payment was reversed since), `refund.failed`;
+ *   the payment settled since; to the provider if the payment was reversed since; a refund of late
+ *   money always back to `payer_refund_due`), `refund.failed`;
  * - pending: the provider's refund id is kept; the refund stays pending for the sync job;
  * - unknown: nothing changes.
  */
@@ -92,9 +93,14 @@ async function recordFinalRefund(tx: Queryable, payment: Payment, before: Refund
   const now = after.updatedAt;
   const scope = { merchantId: after.merchantId, environment: after.environment, currency: after.currency, now };
   const ref = { refundId: after.id, paymentId: after.paymentId };
+  const late = after.heldFrom === 'payer_refund_due';
   if (after.status === 'succeeded') {
     await postEntry(tx, refundPostEntry(scope, ref, after.amountMinor));
-    await addRefundedToPayment(tx, payment.id, after.amountMinor, now);
+    // amount_refunded counts captured money given back; late money was never the payment's.
+    if (!late) await addRefundedToPayment(tx, payment.id, after.amountMinor, now);
+  } else if (late) {
+    // Still the payer's: owed to them again, whatever became of the payment meanwhile.
+    await postEntry(tx, refundVoidEntry(scope, ref, after.amountMinor, 'payer_refund_due'));
   } else if (payment.status === 'reversed') {
     await postEntry(tx, reversalOfHeldRefundEntry(scope, ref, after.amountMinor));
   } else {
@@ -128,11 +134,12 @@ export async function sendRefund(
   connector: Connector,
   refund: Refund,
 ): Promise<RefundOutcome> {
-  const attempt = await findIssuedAttempt(deps.store, refund.merchantId, refund.environment, refund.paymentId);
-  if (attempt?.providerReference == null || attempt.id !== refund.attemptId) {
+  const attempt = await findAttemptState(deps.store, refund.merchantId, refund.environment, refund.paymentId, refund.attemptId);
+  // The charge the money arrived on: the issued one, or the one a late payment arrived on.
+  const providerReference = attempt?.providerReference ?? attempt?.lateProviderReference ?? null;
+  if (providerReference === null) {
     return { kind: 'unknown', code: 'attempt_missing', message: 'the paid attempt has no provider reference' };
   }
-  const providerReference = attempt.providerReference;
   return callProvider(deps, 'refund', { refund_id: refund.id }, (ctx) =>
     connector.refund(
       {

@@ -1,8 +1,8 @@
 import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
-import type { MerchantBalanceKind } from '../ledger/movements.ts';
-import type { Refund, RefundReason, RefundStatus } from './refund-types.ts';
+import type { RefundHoldSource } from '../ledger/movements.ts';
+import type { Refund, RefundReason, RefundSource, RefundStatus } from './refund-types.ts';
 
 /**
  * Data access for refunds. Every finder takes the merchant and the environment: another tenant's
@@ -22,7 +22,7 @@ interface RefundRow {
   failure_code: string | null;
   failure_message: string | null;
   provider_refund_id: string | null;
-  held_from: MerchantBalanceKind;
+  held_from: RefundHoldSource;
   version: number;
   next_sync_at: Date | null;
   sync_count: number;
@@ -117,10 +117,20 @@ export async function lockRefund(
 }
 
 /** What of a payment is refunded or being refunded: succeeded plus pending refunds. */
-export async function committedRefundsMinor(q: Queryable, paymentId: string): Promise<{ succeeded: bigint; pending: bigint }> {
+/**
+ * What is committed to refunds of one payment from one source (succeeded, and pending: held,
+ * outcome not known yet): refunds of captured money and of late money have separate limits.
+ */
+export async function committedRefundsMinor(
+  q: Queryable,
+  paymentId: string,
+  source: RefundSource = 'payment',
+): Promise<{ succeeded: bigint; pending: bigint }> {
   const rows = await q.query<{ status: RefundStatus; s: bigint }>(
-    `SELECT status, sum(amount_minor)::bigint AS s FROM refunds WHERE payment_id = $1 AND status <> 'failed' GROUP BY status`,
-    [paymentId],
+    `SELECT status, sum(amount_minor)::bigint AS s FROM refunds
+      WHERE payment_id = $1 AND status <> 'failed' AND (held_from = 'payer_refund_due') = $2
+      GROUP BY status`,
+    [paymentId, source === 'late_payment'],
   );
   return {
     succeeded: rows.find((r) => r.status === 'succeeded')?.s ?? 0n,

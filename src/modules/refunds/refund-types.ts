@@ -1,6 +1,6 @@
 import type { Environment } from '../../connectors/core/connector.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
-import type { MerchantBalanceKind } from '../ledger/movements.ts';
+import type { RefundHoldSource } from '../ledger/movements.ts';
 
 /**
  * The refund state machine. `pending` until the provider gives a final answer; the database
@@ -16,7 +16,17 @@ export const REFUND_TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundSt
 };
 
 export const REFUND_REASONS = ['requested_by_customer', 'duplicate', 'fraudulent'] as const;
+
+/**
+ * What a refund gives back: money the payment captured (`payment`), or a late payment the merchant
+ * did not get (`late_payment`, held from `payer_refund_due`; docs/money.md "Late payment money").
+ */
+export const REFUND_SOURCES = ['payment', 'late_payment'] as const;
+export type RefundSource = (typeof REFUND_SOURCES)[number];
 export type RefundReason = (typeof REFUND_REASONS)[number];
+
+export const refundSource = (r: Pick<Refund, 'heldFrom'>): RefundSource =>
+  r.heldFrom === 'payer_refund_due' ? 'late_payment' : 'payment';
 
 /** A refund as stored (amounts in minor units). */
 export interface Refund {
@@ -33,7 +43,7 @@ export interface Refund {
   failureCode: string | null;
   failureMessage: string | null;
   providerRefundId: string | null;
-  heldFrom: MerchantBalanceKind;
+  heldFrom: RefundHoldSource;
   version: number;
   nextSyncAt: Date | null;
   syncCount: number;

@@ -1,5 +1,5 @@
 import { toMajorNumber } from '../../lib/money.ts';
-import type { Refund } from './refund-types.ts';
+import { type Refund, refundSource } from './refund-types.ts';
 
 /** The refund as the API shows it (responses, stored idempotent responses, event snapshots). */
 export function refundView(r: Refund) {
@@ -11,6 +11,7 @@ export function refundView(r: Refund) {
     amount: toMajorNumber(r.amountMinor, r.currency),
     currency: r.currency,
     status: r.status,
+    source: refundSource(r),
     reason: r.reason,
     failure_code: r.failureCode,
     failure_message: r.failureMessage,

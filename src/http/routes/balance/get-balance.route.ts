@@ -16,7 +16,7 @@ export function registerGetBalance(app: FastifyInstance, deps: RouteDeps): void 
         tags: ['balance'],
         summary: 'Your balances in this environment, from the ledger',
         description:
-          'Per currency: `pending` (paid, not settled), `available` (settled, payable to you) and `refunds_in_flight` (held for refunds the provider has not finished), in major units. With `verify=true` the ledger is also re-derived from every posting and checked (each entry balances, everything sums to zero, cached balances equal their postings); `verification.status` is `mismatch` with the violations if not. An operator check: slower, never needed for normal use.',
+          'Per currency: `pending` (paid, not settled), `available` (settled, payable to you) and `refunds_in_flight` (held for refunds the provider has not finished), and `owed_to_payers` (late payments you did not get, held until they are refunded to their payers), in major units. With `verify=true` the ledger is also re-derived from every posting and checked (each entry balances, everything sums to zero, cached balances equal their postings); `verification.status` is `mismatch` with the violations if not. An operator check: slower, never needed for normal use.',
         querystring: Type.Object(
           { verify: Type.Optional(Type.Boolean({ description: 'Re-derive and check the ledger as well.' })) },
           { additionalProperties: false },

@@ -38,7 +38,7 @@ export function registerCreateRefund(app: FastifyInstance, deps: { refund: Refun
         deps.refund,
         principal,
         id,
-        { amountText, reason: request.body.reason ?? null },
+        { amountText, reason: request.body.reason ?? null, source: request.body.source ?? null },
         idempotencyKey,
       );
       return sendOperationResult(reply, result);
