@@ -15,6 +15,16 @@ export interface Config {
   webhookAllowlist: string[];
   /** Connectors production keys may reach. Sandbox keys only ever reach the simulators. */
   productionConnectors: string[];
+  /** Midtrans server key (MIDTRANS_SERVER_KEY); the Midtrans connectors are registered only when it is set. */
+  midtransServerKey: string | undefined;
+  /** Midtrans Core API base URL: production by default, https://api.sandbox.midtrans.com for its sandbox. */
+  midtransBaseUrl: string;
+  /** Xendit secret API key (XENDIT_SECRET_KEY); with a callback token, registers the Xendit connectors. */
+  xenditSecretKey: string | undefined;
+  /** Xendit callback verification tokens (XENDIT_CALLBACK_TOKEN, comma-separated while rotating). */
+  xenditCallbackTokens: string[];
+  /** Xendit API base URL (XENDIT_BASE_URL). */
+  xenditBaseUrl: string;
   dbPoolSize: number;
   dbConnectTimeoutMs: number;
   dbStatementTimeoutMs: number;
@@ -94,6 +104,11 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: nonEmpty(env, 'PUBLIC_BASE_URL'),
     webhookAllowlist: list(env, 'WEBHOOK_ALLOWLIST'),
     productionConnectors: list(env, 'PRODUCTION_CONNECTORS'),
+    midtransServerKey: nonEmpty(env, 'MIDTRANS_SERVER_KEY'),
+    midtransBaseUrl: (nonEmpty(env, 'MIDTRANS_BASE_URL') ?? 'https://api.midtrans.com').replace(/\/+$/, ''),
+    xenditSecretKey: nonEmpty(env, 'XENDIT_SECRET_KEY'),
+    xenditCallbackTokens: list(env, 'XENDIT_CALLBACK_TOKEN'),
+    xenditBaseUrl: (nonEmpty(env, 'XENDIT_BASE_URL') ?? 'https://api.xendit.co').replace(/\/+$/, ''),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 1, 500),
     dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 2_000, 50, 60_000),
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),

@@ -4,7 +4,9 @@ import { join, resolve } from 'node:path';
 import { type Config, ConfigError } from './config.ts';
 import type { Connector, ConnectorCapabilities } from './connectors/core/connector.ts';
 import { ConnectorRegistry } from './connectors/core/registry.ts';
+import { createMidtransConnectors } from './connectors/midtrans/midtrans.connector.ts';
 import type { SandboxConnectorOptions } from './connectors/core/sandbox-wire.ts';
+import { createXenditConnectors } from './connectors/xendit/xendit-connectors.ts';
 import { createSandboxBankConnector, sandboxBankCapabilities } from './connectors/sandbox-bank/sandbox-bank.connector.ts';
 import {
   createSandboxCounterConnector,
@@ -51,6 +53,24 @@ export interface BuiltInConnectorOptions {
   sandboxSecret: string;
   log: Logger;
   http?: SandboxConnectorOptions['http'];
+  /** Midtrans (MIDTRANS_SERVER_KEY): registers midtrans_bank and midtrans_counter; absent, neither exists. */
+  midtrans?: {
+    serverKey: string;
+    baseUrl: string | (() => string);
+    /** Our public base URL: each charge asks Midtrans to notify `{base}/provider/{connector}/callback`. */
+    notificationBaseUrl?: () => string;
+  };
+  /**
+   * Xendit (XENDIT_SECRET_KEY and XENDIT_CALLBACK_TOKEN): registers xendit_bank, xendit_ewallet and
+   * xendit_counter; absent, none exists.
+   */
+  xendit?: {
+    secretKey: string;
+    callbackTokens: readonly string[];
+    baseUrl: string | (() => string);
+    /** Our public base URL: an e-wallet sends the payer back to `{base}/pay/{payment}`. */
+    publicBaseUrl: () => string;
+  };
 }
 
 /** Every connector this build ships. */
@@ -69,7 +89,33 @@ export function builtInConnectors(options: BuiltInConnectorOptions): Connector[]
     createSandboxBankConnector(wire(sandboxBankCapabilities.connector)),
     createSandboxEwalletConnector(wire(sandboxEwalletCapabilities.connector)),
     createSandboxCounterConnector(wire(sandboxCounterCapabilities.connector)),
+    ...(options.midtrans === undefined ? [] : midtransConnectors(options.midtrans, options)),
+    ...(options.xendit === undefined ? [] : xenditConnectors(options.xendit, options)),
   ];
+}
+
+function midtransConnectors(m: NonNullable<BuiltInConnectorOptions['midtrans']>, options: BuiltInConnectorOptions): Connector[] {
+  const base = m.notificationBaseUrl;
+  return createMidtransConnectors({
+    baseUrl: m.baseUrl,
+    serverKey: m.serverKey,
+    log: options.log,
+    ...(base === undefined
+      ? {}
+      : { notificationUrl: (connector: string) => `${base().replace(/\/+$/, '')}/provider/${connector}/callback` }),
+    ...(options.http === undefined ? {} : { http: options.http }),
+  });
+}
+
+function xenditConnectors(x: NonNullable<BuiltInConnectorOptions['xendit']>, options: BuiltInConnectorOptions): Connector[] {
+  return createXenditConnectors({
+    baseUrl: x.baseUrl,
+    secretKey: x.secretKey,
+    callbackTokens: x.callbackTokens,
+    payerReturnUrl: (paymentId) => `${x.publicBaseUrl().replace(/\/+$/, '')}/pay/${encodeURIComponent(paymentId)}`,
+    log: options.log,
+    ...(options.http === undefined ? {} : { http: options.http }),
+  });
 }
 
 /** The sandbox providers' master secret: SANDBOX_PROVIDER_SECRET, else the deployment secret. */
@@ -143,7 +189,30 @@ export async function openRuntime(config: Config, owner: string, log: Logger): P
   const loopback = createLoopback(config);
   const sandboxBaseUrl = () => config.sandboxProviderUrl ?? `${loopback.url()}${SANDBOX_PROVIDERS_PREFIX}`;
   const connectors = new ConnectorRegistry(
-    builtInConnectors({ sandboxBaseUrl, sandboxSecret, log }),
+    builtInConnectors({
+      sandboxBaseUrl,
+      sandboxSecret,
+      log,
+      ...(config.midtransServerKey === undefined
+        ? {}
+        : {
+            midtrans: {
+              serverKey: config.midtransServerKey,
+              baseUrl: config.midtransBaseUrl,
+              notificationBaseUrl: () => config.publicBaseUrl ?? loopback.url(),
+            },
+          }),
+      ...(config.xenditSecretKey === undefined || config.xenditCallbackTokens.length === 0
+        ? {}
+        : {
+            xendit: {
+              secretKey: config.xenditSecretKey,
+              callbackTokens: config.xenditCallbackTokens,
+              baseUrl: config.xenditBaseUrl,
+              publicBaseUrl: () => config.publicBaseUrl ?? loopback.url(),
+            },
+          }),
+    }),
     config.productionConnectors,
   );
   const store = await openStore(config, owner, log);

@@ -39,6 +39,8 @@ const SECRET_PATTERNS: readonly RegExp[] = [
   /\bsk_(?:test|live)_[A-Za-z0-9]+/g, // our API keys
   /\bwhsec_[A-Za-z0-9+/=]+/g, // webhook secrets
   /\bsbx_(?:sk|whsec)_[A-Za-z0-9]+/g, // sandbox provider API keys and signing secrets
+  /\b(?:SB-)?Mid-server-[A-Za-z0-9_-]+/g, // Midtrans server keys (sandbox `SB-Mid-server-…`, production `Mid-server-…`)
+  /\bxnd_(?:development|production|public_development|public_production)_[A-Za-z0-9+/=]+/g, // Xendit API keys
   /\b(?:\d[ -]?){13,19}\b/g, // anything shaped like a card number (PAN)
 ];
 

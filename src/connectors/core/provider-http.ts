@@ -18,6 +18,13 @@ export interface ProviderHttpOptions {
   /** Resolved per call: in the embedded default the providers live at our own listen address. */
   baseUrl: () => string;
   apiKey: string;
+  /**
+   * How the API key travels: `bearer` (default) or `basic`, the key as the Basic-auth username with
+   * an empty password (Xendit).
+   */
+  auth?: 'bearer' | 'basic';
+  /** The header carrying the idempotency key (default `idempotency-key`; Xendit: `x-idempotency-key`). */
+  idempotencyHeader?: string;
   log: Logger;
   /** Retries after the first try (transport errors, 429, 502, 503, 504). */
   maxRetries?: number;
@@ -27,11 +34,20 @@ export interface ProviderHttpOptions {
 }
 
 export interface ProviderRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   body?: unknown;
   /** Sent as `Idempotency-Key`; makes a POST safe to retry. */
   idempotencyKey?: string;
+  /**
+   * The POST is safe to retry without an `Idempotency-Key` header: the provider dedupes it by a
+   * field of the body (e.g. Midtrans' `order_id`, answered 406 on a re-send).
+   */
+  retrySafe?: boolean;
+  /** The JSON body already serialized (instead of `body`), e.g. to write integers from bigints exactly. */
+  bodyText?: string;
+  /** Extra request headers (never credentials: those come from the options). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export type ProviderResponse =
@@ -55,11 +71,14 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
 
   async function once(request: ProviderRequest, signal: AbortSignal): Promise<ProviderResponse> {
     const headers: Record<string, string> = {
-      authorization: `Bearer ${options.apiKey}`,
+      ...request.headers,
+      authorization:
+        options.auth === 'basic' ? `Basic ${Buffer.from(`${options.apiKey}:`).toString('base64')}` : `Bearer ${options.apiKey}`,
       accept: 'application/json',
     };
-    if (request.body !== undefined) headers['content-type'] = 'application/json';
-    if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
+    const bodyText = request.bodyText ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
+    if (bodyText !== undefined) headers['content-type'] = 'application/json';
+    if (request.idempotencyKey !== undefined) headers[options.idempotencyHeader ?? 'idempotency-key'] = request.idempotencyKey;
     const tryDeadline = deadline(signal, perTryTimeoutMs);
     const trySignal = tryDeadline.signal;
     try {
@@ -68,7 +87,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
         res = await doFetch(`${options.baseUrl()}${request.path}`, {
           method: request.method,
           headers,
-          ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+          ...(bodyText === undefined ? {} : { body: bodyText }),
           signal: trySignal,
           redirect: 'error',
         });
@@ -107,7 +126,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
 
   return {
     async send(request, signal) {
-      const safeToRetry = request.method === 'GET' || request.idempotencyKey !== undefined;
+      const safeToRetry = request.method === 'GET' || request.idempotencyKey !== undefined || request.retrySafe === true;
       const tries = safeToRetry ? maxRetries + 1 : 1;
       let last: ProviderResponse = { kind: 'unknown', code: 'timeout', message: 'deadline passed before the call' };
       for (let attempt = 1; attempt <= tries && !signal.aborted; attempt += 1) {
