@@ -6,7 +6,7 @@ const restrict = (patterns, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'test-output/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'test-output/**', 'sdk/dist/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

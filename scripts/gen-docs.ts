@@ -1,6 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ERROR_CATALOGUE } from '../src/lib/error-catalogue.ts';
 import { EVENT_TYPES, exampleEvent } from '../src/modules/events/event-types.ts';
+import { renderSdkTypes, SDK_TYPES_PATH } from './gen-sdk-types.ts';
 
 /**
  * Generates docs/errors.md from the error catalogue in code. `--check` exits 1 when the file on
@@ -91,21 +93,29 @@ ${rows.join('\n')}
 ${sections.join('\n')}`;
 }
 
-const GENERATED: [string, () => string][] = [
+const GENERATED: [string, () => string | Promise<string>][] = [
   ['docs/errors.md', renderErrorsDoc],
   ['docs/webhook-events.md', renderWebhookEventsDoc],
+  // The SDK's types, from the OpenAPI document the app serves (scripts/gen-sdk-types.ts).
+  [SDK_TYPES_PATH, renderSdkTypes],
 ];
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const [path, render] of GENERATED) {
-    const rendered = render();
+    const rendered = await render();
     if (process.argv.includes('--check')) {
-      const current = readFileSync(path, 'utf8');
+      let current = '';
+      try {
+        current = readFileSync(path, 'utf8');
+      } catch {
+        // a missing file is drift too
+      }
       if (current !== rendered) {
         console.error(`${path} is out of date: run npm run gen:docs`);
         process.exit(1);
       }
     } else {
+      mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, rendered);
     }
   }

@@ -3,8 +3,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Runs the test files under the given folders (default: test/unit, test/contract and
- * test/integration) with
+ * Runs the test files under the given folders (default: test/unit, test/contract,
+ * test/integration and test/sdk) with
  * node:test. Node 20's runner does not expand globs, so the files are listed here.
  * TEST_STORE=postgres runs the store-backed tests on PostgreSQL instead of the embedded store.
  */
@@ -19,7 +19,7 @@ function find(dir: string): string[] {
 const args = process.argv.slice(2);
 const roots = args.filter((a) => !a.startsWith('-'));
 const flags = args.filter((a) => a.startsWith('-'));
-const files = (roots.length > 0 ? roots : ['test/unit', 'test/contract', 'test/integration'])
+const files = (roots.length > 0 ? roots : ['test/unit', 'test/contract', 'test/integration', 'test/sdk'])
   .flatMap((root) => (root.endsWith('.ts') ? [root] : find(root)))
   .sort();
 if (files.length === 0) {

@@ -1,0 +1,285 @@
+import { randomUUID } from 'node:crypto';
+import { ConnectionError, errorFromResponse, parseRetryAfter, TributaryError } from './errors.ts';
+import { OPERATIONS, type OperationId, type OperationTypes } from './generated/api.ts';
+
+/** Kept equal to sdk/package.json's version (a test checks). */
+export const SDK_VERSION = '0.1.0';
+
+export interface ClientOptions {
+  /** Where the API is served; default `http://127.0.0.1:8080` (what `npm start` serves). */
+  baseUrl?: string;
+  /** Retries after the first try of one call (default 2): see `retriable` below for which answers. */
+  maxRetries?: number;
+  /** Deadline of one try, body included (default 60 000 ms; a create may try several providers). */
+  timeoutMs?: number;
+  /** Sent as `Api-Version` (a dated version); absent: the merchant's pinned version. */
+  apiVersion?: string;
+  /** Replaces the global `fetch` (e.g. to add a proxy or instrumentation). */
+  fetch?: typeof fetch;
+  /** How the client waits between tries (default `setTimeout`); tests replace it to move a clock instead. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface RequestOptions {
+  /**
+   * For operations that take one (create, cancel, refund, reconciliation): the key of this logical
+   * call. Default: a new random key per call, reused by every retry of that call. Pass your own
+   * (e.g. derived from your order id) to make a retry safe across processes and restarts too.
+   */
+  idempotencyKey?: string;
+  maxRetries?: number;
+  timeoutMs?: number;
+  /** Cancels the call, including a wait between retries. */
+  signal?: AbortSignal;
+}
+
+/** What the SDK knows about the HTTP answer behind a returned object. */
+export interface ResponseMeta {
+  statusCode: number;
+  requestId: string | undefined;
+  /** The Idempotency-Key sent, if the operation takes one. */
+  idempotencyKey: string | undefined;
+  /** True when the server replayed a finished request with this key (`Idempotent-Replayed`). */
+  replayed: boolean;
+  /** How many tries the call took (1 without retries). */
+  attempts: number;
+}
+
+/** A returned object with its non-enumerable `lastResponse` (like stripe-node). */
+export type WithResponse<T> = T & { readonly lastResponse: ResponseMeta };
+
+export interface OperationInput<K extends OperationId> {
+  params?: OperationTypes[K]['params'];
+  query?: OperationTypes[K]['query'];
+  body?: OperationTypes[K]['body'];
+}
+
+const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_TIMEOUT_MS = 60_000;
+const INITIAL_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 8_000;
+/** A server asking for a longer wait than this gets its error back at once: the caller decides. */
+const MAX_RETRY_AFTER_MS = 60_000;
+/** Bounds the retry loop whatever the caller passes. */
+const MAX_RETRIES_CEILING = 10;
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The one place requests are made. Each call:
+ * - builds method, path and Idempotency-Key use from the generated OPERATIONS table;
+ * - generates an Idempotency-Key once per logical call (unless given) and sends the same key on
+ *   every retry, so a retry after a lost answer returns the first result instead of doing the work
+ *   twice (docs/idempotency.md);
+ * - retries, at most `maxRetries` times, only where a retry cannot do the work twice: network
+ *   failures and 503 for GETs and keyed operations, 409 `idempotency_request_in_progress` for keyed
+ *   ones, 429 for everything (a rate-limited request is refused before any work), and a refused
+ *   connection for everything (nothing was sent);
+ * - waits between tries with jittered exponential backoff, and never less than `Retry-After`.
+ */
+export class HttpClient {
+  readonly #apiKey: string;
+  readonly #baseUrl: string;
+  readonly #maxRetries: number;
+  readonly #timeoutMs: number;
+  readonly #apiVersion: string | undefined;
+  readonly #fetch: typeof fetch;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(apiKey: string, options: ClientOptions = {}) {
+    if (typeof apiKey !== 'string' || apiKey.trim() === '')
+      throw new TypeError('Tributary: an API key (sk_test_… or sk_live_…) is required');
+    this.#apiKey = apiKey;
+    this.#baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.#maxRetries = clampRetries(options.maxRetries ?? DEFAULT_MAX_RETRIES);
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#apiVersion = options.apiVersion;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#sleep = options.sleep ?? defaultSleep;
+  }
+
+  async request<K extends OperationId>(
+    id: K,
+    input: OperationInput<K>,
+    options: RequestOptions = {},
+  ): Promise<OperationTypes[K]['response'] extends string ? string : WithResponse<OperationTypes[K]['response']>> {
+    const op = OPERATIONS[id];
+    const url = this.#url(op.path, op.pathParams, input.params as Record<string, unknown> | undefined, input.query);
+    const idempotencyKey = op.idempotencyKey ? (options.idempotencyKey ?? `tributary-node-${randomUUID()}`) : undefined;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#apiKey}`,
+      accept: op.response === 'json' ? 'application/json' : '*/*',
+      'user-agent': `tributary-node/${SDK_VERSION}`,
+    };
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    if (this.#apiVersion !== undefined) headers['api-version'] = this.#apiVersion;
+    let body: string | undefined;
+    if (op.body) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(input.body ?? {});
+    }
+    // Whether a retry can never do the work twice: reads, and operations the server dedupes by key.
+    const safe = op.method === 'GET' || op.idempotencyKey;
+    const maxRetries = clampRetries(options.maxRetries ?? this.#maxRetries);
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+
+    for (let attempt = 1; ; attempt += 1) {
+      options.signal?.throwIfAborted();
+      const outcome = await this.#try(url, op.method, headers, body, timeoutMs, options.signal, idempotencyKey);
+      if (outcome.kind === 'ok') {
+        if (op.response !== 'json') return outcome.text as never;
+        return withMeta(outcome.json, {
+          statusCode: outcome.status,
+          requestId: outcome.headers['request-id'],
+          idempotencyKey,
+          replayed: outcome.headers['idempotent-replayed'] === 'true',
+          attempts: attempt,
+        }) as never;
+      }
+      const error = outcome.error;
+      const retryAfterMs = retryAfterOf(error);
+      const retriable =
+        attempt <= maxRetries &&
+        (retryAfterMs === undefined || retryAfterMs <= MAX_RETRY_AFTER_MS) &&
+        isRetriable(error, safe, op.idempotencyKey, outcome.refused);
+      if (!retriable) throw error;
+      const backoffMs = Math.min(INITIAL_BACKOFF_MS * 2 ** (attempt - 1), MAX_BACKOFF_MS) * (0.5 + Math.random() * 0.5);
+      // Never earlier than the server asked; a little later at random, so a crowd of throttled
+      // clients does not come back in the same millisecond.
+      const waitMs = retryAfterMs === undefined ? backoffMs : Math.max(backoffMs, retryAfterMs * (1 + Math.random() * 0.1));
+      await abortable(this.#sleep(Math.ceil(waitMs)), options.signal);
+    }
+  }
+
+  #url(path: string, names: readonly string[], params: Record<string, unknown> | undefined, query: unknown): string {
+    let resolved = path;
+    for (const name of names) {
+      const value = params?.[name];
+      if (typeof value !== 'string' || value === '') throw new TypeError(`Tributary: ${name} must be a non-empty string`);
+      resolved = resolved.replace(`{${name}}`, encodeURIComponent(value));
+    }
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+      if (v === undefined || v === null) continue;
+      search.append(k, v instanceof Date ? v.toISOString() : String(v));
+    }
+    const qs = search.toString();
+    return `${this.#baseUrl}${resolved}${qs === '' ? '' : `?${qs}`}`;
+  }
+
+  async #try(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    idempotencyKey: string | undefined,
+  ): Promise<
+    | { kind: 'ok'; status: number; headers: Record<string, string>; json: unknown; text: string }
+    | { kind: 'error'; error: TributaryError; refused: boolean }
+  > {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    let status: number;
+    let responseHeaders: Record<string, string>;
+    let text: string;
+    try {
+      const res = await this.#fetch(url, { method, headers, ...(body === undefined ? {} : { body }), signal: combined });
+      status = res.status;
+      responseHeaders = Object.fromEntries([...res.headers].map(([k, v]) => [k.toLowerCase(), v]));
+      text = await res.text();
+    } catch (cause) {
+      if (signal?.aborted === true) throw signal.reason;
+      const timedOut = timeout.aborted;
+      return {
+        kind: 'error',
+        refused: !timedOut && connectionRefused(cause),
+        error: new ConnectionError({
+          code: timedOut ? 'timeout' : 'connection_error',
+          message: timedOut
+            ? `No answer from Tributary within ${timeoutMs} ms (${method} ${new URL(url).pathname}).`
+            : `Could not reach Tributary or the connection was lost (${method} ${new URL(url).pathname}).`,
+          idempotencyKey,
+          cause,
+        }),
+      };
+    }
+    let json: unknown;
+    const isJson = (responseHeaders['content-type'] ?? '').includes('json');
+    if (isJson && text !== '') {
+      try {
+        json = JSON.parse(text);
+      } catch (cause) {
+        json = undefined;
+        if (status >= 200 && status < 300) {
+          return {
+            kind: 'error',
+            refused: false,
+            error: new TributaryError({
+              code: 'invalid_response',
+              message: 'Tributary answered with invalid JSON.',
+              statusCode: status,
+              requestId: responseHeaders['request-id'],
+              headers: responseHeaders,
+              idempotencyKey,
+              cause,
+            }),
+          };
+        }
+      }
+    }
+    if (status >= 200 && status < 300) return { kind: 'ok', status, headers: responseHeaders, json, text };
+    return { kind: 'error', refused: false, error: errorFromResponse(status, json, responseHeaders, idempotencyKey) };
+  }
+}
+
+function isRetriable(error: TributaryError, safe: boolean, keyed: boolean, refused: boolean): boolean {
+  if (refused) return true; // the request never left: nothing can have happened
+  if (error.statusCode === undefined) return safe && (error.code === 'connection_error' || error.code === 'timeout');
+  if (error.statusCode === 429) return true;
+  if (error.statusCode === 409) return keyed && error.code === 'idempotency_request_in_progress';
+  if (error.statusCode === 503) return safe;
+  return false;
+}
+
+function retryAfterOf(error: TributaryError): number | undefined {
+  const seconds = parseRetryAfter(error.headers['retry-after']);
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+function connectionRefused(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; depth += 1) {
+    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function clampRetries(n: number): number {
+  if (!Number.isInteger(n) || n < 0) throw new TypeError('Tributary: maxRetries must be a non-negative integer');
+  return Math.min(n, MAX_RETRIES_CEILING);
+}
+
+function withMeta<T>(value: T, meta: ResponseMeta): T {
+  if (typeof value === 'object' && value !== null) {
+    Object.defineProperty(value, 'lastResponse', { value: meta, enumerable: false });
+  }
+  return value;
+}
+
+async function abortable(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return wait;
+  signal.throwIfAborted();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([wait, aborted]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
+}
