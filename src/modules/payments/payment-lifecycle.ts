@@ -53,7 +53,11 @@ export async function resolveSnapshotOwner(
   connector: string,
   snapshot: ChargeSnapshot,
 ): Promise<ChargeOwner | undefined> {
-  return snapshot.owner ?? findAttemptOwner(store, snapshot.attemptId, connector);
+  if (snapshot.owner !== null) return snapshot.owner;
+  const found = await findAttemptOwner(store, connector, snapshot.attemptId);
+  return found === undefined
+    ? undefined
+    : { merchantId: found.merchantId, environment: found.environment, paymentId: found.paymentId };
 }
 
 export async function applyProviderSnapshot(

@@ -425,21 +425,29 @@ export async function markAttemptIssued(
 
 /** One attempt of one payment, with what its provider reported. */
 /**
- * Who an attempt belongs to, found by its id alone, for a provider that does not echo our metadata
- * (ChargeSnapshot.owner null). Scoped to the connector the report came through: a report from one
- * connector never reaches another connector's attempt. Attempt ids are unique.
+ * Who an attempt belongs to, found by its id alone, across tenants: for the reports that name only
+ * the attempt (settlement and reconciliation lines, notifications of a provider that echoes no
+ * metadata). Scoped to the connector the report came through: a report from one connector never
+ * reaches another connector's attempt. Attempt ids are unique.
  */
 export async function findAttemptOwner(
   q: Queryable,
-  attemptId: string,
   connector: string,
-): Promise<{ merchantId: string; environment: Environment; paymentId: string } | undefined> {
-  const rows = await q.query<{ merchant_id: string; environment: Environment; payment_id: string }>(
-    'SELECT merchant_id, environment, payment_id FROM payment_attempts WHERE id = $1 AND connector = $2',
-    [attemptId, connector],
-  );
+  attemptId: string,
+): Promise<{ paymentId: string; merchantId: string; environment: Environment; providerReference: string | null } | undefined> {
+  const rows = await q.query<{
+    payment_id: string;
+    merchant_id: string;
+    environment: Environment;
+    provider_reference: string | null;
+  }>('SELECT payment_id, merchant_id, environment, provider_reference FROM payment_attempts WHERE id = $1 AND connector = $2', [
+    attemptId,
+    connector,
+  ]);
   const r = rows[0];
-  return r === undefined ? undefined : { merchantId: r.merchant_id, environment: r.environment, paymentId: r.payment_id };
+  return r === undefined
+    ? undefined
+    : { paymentId: r.payment_id, merchantId: r.merchant_id, environment: r.environment, providerReference: r.provider_reference };
 }
 
 export async function findAttemptState(

@@ -17,7 +17,7 @@ import {
 } from '../idempotency/idempotent-operation.ts';
 import type { LifecycleDeps } from '../payments/payment-lifecycle.ts';
 import type { Principal } from '../payments/payment-types.ts';
-import { findAttemptOwner } from '../settlement/settlement-repo.ts';
+import { findAttemptOwner } from '../payments/payment-repo.ts';
 import { compareReport, type Comparison, type ReportLine } from './compare-report.ts';
 import {
   findCaptured,

@@ -7,13 +7,12 @@ import { newId } from '../../lib/ids.ts';
 import { paymentPendingMinor, postEntry } from '../ledger/ledger.ts';
 import { settlementEntry } from '../ledger/movements.ts';
 import { insertPaymentEvent, type LifecycleDeps } from '../payments/payment-lifecycle.ts';
-import { lockPayment } from '../payments/payment-repo.ts';
+import { findAttemptOwner, lockPayment } from '../payments/payment-repo.ts';
 import type { Payment } from '../payments/payment-types.ts';
 import type { ExceptionKind } from './settlement-exception-repo.ts';
 import { recordSettlementException } from './settlement-exceptions.ts';
 import {
   advanceCursor,
-  findAttemptOwner,
   findLineOfPayment,
   insertSettlement,
   markPaymentSettled,

@@ -216,27 +216,6 @@ export async function listSettlements(
   return { ok: true, settlements: rows.slice(0, page.limit).map(settlementFromRow), hasMore: rows.length > page.limit };
 }
 
-/** The attempt a report line names, across tenants (the ingestion serves every merchant). */
-export async function findAttemptOwner(
-  q: Queryable,
-  connector: string,
-  attemptId: string,
-): Promise<{ paymentId: string; merchantId: string; environment: Environment; providerReference: string | null } | undefined> {
-  const rows = await q.query<{
-    payment_id: string;
-    merchant_id: string;
-    environment: Environment;
-    provider_reference: string | null;
-  }>('SELECT payment_id, merchant_id, environment, provider_reference FROM payment_attempts WHERE id = $1 AND connector = $2', [
-    attemptId,
-    connector,
-  ]);
-  const r = rows[0];
-  return r === undefined
-    ? undefined
-    : { paymentId: r.payment_id, merchantId: r.merchant_id, environment: r.environment, providerReference: r.provider_reference };
-}
-
 export async function readCursor(q: Queryable, connector: string): Promise<Date | undefined> {
   const rows = await q.query<{ cursor_at: Date }>('SELECT cursor_at FROM settlement_cursors WHERE connector = $1', [connector]);
   return rows[0]?.cursor_at;
