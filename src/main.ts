@@ -23,7 +23,7 @@ import { createMemoryRateLimiter, type RateLimiter } from './modules/rate-limits
 import { createRedisRateLimiter } from './modules/rate-limits/redis-rate-limiter.ts';
 import { releaseAllDeliveryLeases } from './modules/webhooks/delivery-repo.ts';
 import { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
-import { openRuntime, warnIfNotDurable } from './runtime.ts';
+import { openRuntime, publicBaseUrl as publicBaseUrlOf, warnIfNotDurable } from './runtime.ts';
 import { createSandboxProviders } from './sandbox/sandbox-providers.ts';
 
 /** Reads config, opens the store, builds the app, listens, runs the jobs. Nothing else. */
@@ -45,8 +45,7 @@ async function main(config: Config): Promise<void> {
   }
 
   const readiness = { shuttingDown: false };
-  const publicBaseUrl =
-    config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const publicBaseUrl = publicBaseUrlOf(config);
   const failpoints = parseFailpoints(config.failpoints);
   let rateLimiter: RateLimiter | undefined;
   if (config.rateLimitPerSecond > 0) {

@@ -144,6 +144,15 @@ export function createLoopback(config: Pick<Config, 'host' | 'port'>): Loopback 
   };
 }
 
+/**
+ * The address payers and merchants reach this deployment at (payment views' pay-page links):
+ * PUBLIC_BASE_URL, else the configured listen address. Every process that writes payment events
+ * (server, CLI) must agree on it.
+ */
+export function publicBaseUrl(config: Pick<Config, 'publicBaseUrl' | 'host' | 'port'>): string {
+  return config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+}
+
 export function loopbackBaseUrl(config: Pick<Config, 'host' | 'port'>): string {
   const wildcard = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
   const host = wildcard ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -13,8 +13,16 @@ import {
 } from '../modules/merchants/merchant-settings.ts';
 import { createMerchantService } from '../modules/merchants/merchant-service.ts';
 import { listExceptionsCommand, resolveExceptionCommand } from './settlement-exceptions.ts';
+import { importReportCommand } from './settlement-import.ts';
 import { runWorker } from './worker.ts';
-import { BUILT_IN_CAPABILITIES, openRuntime, resolveSecret, type Runtime, sandboxMasterSecret } from '../runtime.ts';
+import {
+  BUILT_IN_CAPABILITIES,
+  openRuntime,
+  publicBaseUrl,
+  resolveSecret,
+  type Runtime,
+  sandboxMasterSecret,
+} from '../runtime.ts';
 import { sandboxCredentials } from '../sandbox/sandbox-secrets.ts';
 
 /**
@@ -35,6 +43,7 @@ const USAGE = `Usage: tributary <command> [options]
   settlement exceptions [--status open|resolved] [--connector C] [--merchant MER_ID] [--json]
                                                  report lines the settlement ingestion did not apply (docs/money.md)
   settlement resolve STX_ID --note TEXT [--json] mark one resolved, with what was done (final)
+  settlement import --connector C FILE [--json]  apply a provider's settlement report file (CSV, docs/money.md)
   migrate                                        apply pending migrations and exit
   worker                                         dispatch webhooks until SIGTERM (any number, on PostgreSQL)
 
@@ -224,6 +233,20 @@ async function run(argv: string[]): Promise<void> {
                 ...(values.connector === undefined ? {} : { connector: values.connector }),
                 ...(values.merchant === undefined ? {} : { merchant: values.merchant }),
               });
+        if (!out.ok) throw new UsageError(out.problem);
+        print(json, out.value, out.human);
+        return;
+      }
+      case 'settlement import': {
+        const deps = {
+          store: runtime.store,
+          clock: systemClock,
+          log,
+          publicBaseUrl: publicBaseUrl(config),
+          connectors: runtime.connectors,
+          connectorTimeoutMs: config.connectorTimeoutMs,
+        };
+        const out = await importReportCommand(deps, values.connector, arg);
         if (!out.ok) throw new UsageError(out.problem);
         print(json, out.value, out.human);
         return;

@@ -74,7 +74,43 @@ async function ingestConnector(deps: SettlementDeps, connector: Connector, summa
     summary.unavailable.push(name);
     return;
   }
+  await applyReport(deps, name, report, summary);
+  await advanceCursor(deps.store, name, to, deps.clock.now());
+  deps.log.info(
+    { connector: name, lines: report.length, settlements: summary.settlements.length, exceptions: summary.exceptions },
+    'settlement report ingested',
+  );
+}
 
+/**
+ * A settlement report an operator imports (`tributary settlement import`), for a provider whose
+ * report is a file rather than an API (Midtrans: docs/connectors.md). Applied exactly as a fetched
+ * report, so importing the same file twice settles nothing twice; the connector's cursor is not
+ * moved (it is the fetch schedule's).
+ */
+export async function importSettlementReport(
+  deps: SettlementDeps,
+  connector: string,
+  report: readonly SettlementEntry[],
+): Promise<IngestSummary> {
+  assert(deps.connectors.get(connector) !== undefined, `unknown connector ${connector}`);
+  const summary: IngestSummary = { connectors: 1, settlements: [], settledPayments: 0, exceptions: 0, unavailable: [] };
+  await applyReport(deps, connector, report, summary);
+  deps.log.info(
+    { connector, lines: report.length, settlements: summary.settlements.length, exceptions: summary.exceptions },
+    'settlement report imported',
+  );
+  return summary;
+}
+
+/** Maps each line to its payment and writes the settlement batches and exceptions. */
+async function applyReport(
+  deps: SettlementDeps,
+  name: string,
+  report: readonly SettlementEntry[],
+  summary: IngestSummary,
+): Promise<void> {
+  const now = deps.clock.now();
   // Group by owner (read-only lookups; everything is checked again under the payment's lock).
   const groups = new Map<string, { merchantId: string; environment: Environment; currency: string; lines: Resolved[] }>();
   for (const entry of report) {
@@ -121,11 +157,6 @@ async function ingestConnector(deps: SettlementDeps, connector: Connector, summa
     summary.settledPayments += result.settled;
     summary.exceptions += result.exceptions;
   }
-  await advanceCursor(deps.store, name, to, deps.clock.now());
-  deps.log.info(
-    { connector: name, lines: report.length, settlements: summary.settlements.length, exceptions: summary.exceptions },
-    'settlement report ingested',
-  );
 }
 
 interface Resolved {
