@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { timingSafeEqual } from 'node:crypto';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
-import type { ChargeSnapshot, Connector, ProviderChargeStatus, QueryOutcome } from '../../src/connectors/core/connector.ts';
+import type { ChargeSnapshot, ProviderChargeStatus, QueryOutcome } from '../../src/connectors/core/connector.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
-import { createScriptedConnector } from '../harness/scripted-connector.ts';
+import { createScriptedConnector, type ScriptedConnector } from '../harness/scripted-connector.ts';
 import { createTestApp, json, quickStart, type TestApp } from '../harness/test-app.ts';
 import { openTestStore, TEST_STORE, type TestStore } from '../harness/test-store.ts';
 
@@ -15,7 +15,7 @@ import { openTestStore, TEST_STORE, type TestStore } from '../harness/test-store
  */
 const TOKEN = 'token-connector-callback-token-0001';
 
-interface TokenConnector extends Connector {
+interface TokenConnector extends ScriptedConnector {
   /** What the provider's status API answers, per attempt (absent: it does not know the charge). */
   status: Map<string, { status: ProviderChargeStatus; sequence: number; amountMinor: bigint }>;
   unavailable: boolean;
@@ -46,6 +46,10 @@ function tokenConnector(name: string): TokenConnector {
     status: new Map(),
     unavailable: false,
     queries: 0,
+    async createCharge(request, ctx) {
+      c.calls.push(request);
+      return c.behaviour(request, ctx.signal);
+    },
     verifyNotification(n) {
       const token = n.headers['x-callback-token'];
       if (token === undefined) return { ok: false, reason: 'missing_signature' };
@@ -161,6 +165,58 @@ describe(`notification trust: query (${TEST_STORE})`, () => {
     assert.equal(waiting?.status, 'received', 'kept for another try');
     assert.equal(waiting?.outcome, 'provider status unavailable');
     assert.equal((await t.payment(p.id))['status'], 'pending');
+  });
+
+  it("gives a failed-over attempt's late money back through that attempt's connector, by the reference it reported", async () => {
+    // token_bank does not answer in time: the payment fails over to token_other, which issues.
+    tokens.behaviour = (_request, signal) =>
+      new Promise((resolve) =>
+        signal.addEventListener('abort', () => resolve({ kind: 'unknown', code: 'timeout', message: 'no answer' })),
+      );
+    const res = await t.call('POST', '/payment/create', { body: quickStart({ amount: 150000 }) });
+    assert.equal(res.statusCode, 201, res.body);
+    const id = String(json(res)['id']);
+    const attempts = await t.testStore.store.query<{ id: string; connector: string; status: string }>(
+      'SELECT id, connector, status FROM payment_attempts WHERE payment_id = $1 ORDER BY seq',
+      [id],
+    );
+    assert.deepEqual(
+      attempts.map((a) => [a.connector, a.status]),
+      [
+        ['token_bank', 'failed'],
+        ['token_other', 'issued'],
+      ],
+    );
+    const stray = attempts[0]?.id as string;
+    // The payer paid on the charge token_bank made after all.
+    tokens.status.set(stray, { status: 'paid', sequence: 2, amountMinor: 15_000_000n });
+    assert.equal((await callback('token_bank', stray, 'evt_stray_paid')).statusCode, 200);
+    await t.deliverNotifications();
+    const p = await t.payment(id);
+    assert.equal(p['status'], 'pending', 'the payment the payer saw is unchanged');
+    assert.deepEqual(
+      {
+        resolution: (p['late_payment'] as Record<string, unknown>)['resolution'],
+        reason: (p['late_payment'] as Record<string, unknown>)['reason'],
+      },
+      { resolution: 'refund_required', reason: 'stray_attempt' },
+    );
+    const refunded: { providerReference: string; amountMinor: bigint }[] = [];
+    tokens.refund = async (request) => {
+      refunded.push({ providerReference: request.providerReference, amountMinor: request.amountMinor });
+      return { kind: 'succeeded', providerRefundId: `rf_${request.refundId}` };
+    };
+    const refund = await t.call('POST', `/payment/${id}/refund`, { body: {} });
+    assert.equal(refund.statusCode, 201, refund.body);
+    assert.equal(json(refund)['status'], 'succeeded');
+    assert.equal(json(refund)['source'], 'late_payment');
+    assert.deepEqual(refunded, [{ providerReference: `scripted_${stray}`, amountMinor: 15_000_000n }]);
+    const owed = await t.testStore.store.query<{ s: bigint | null }>(
+      `SELECT sum(p.amount_minor)::bigint AS s FROM postings p JOIN journal_entries e ON e.id = p.entry_id
+        WHERE e.payment_id = $1 AND p.account_kind = 'payer_refund_due'`,
+      [id],
+    );
+    assert.equal(BigInt(owed[0]?.s ?? 0n), 0n, 'nothing owed to the payer any more');
   });
 
   it('refuses a wrong or missing token before storing anything', async () => {
