@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { REPO_ROOT } from '../test/reliability/harness/processes.ts';
 import { runLoad } from './lib/load.ts';
 import { setupStore, type StoreKind } from './lib/processes.ts';
-import { createRequests } from './scenarios.ts';
+import { auth, type CreatedSample, createRequests, getRequests, replayRequests } from './scenarios.ts';
 
 /**
  * Where the time of a create goes: the server runs with `--cpu-prof`, takes create load, stops
@@ -85,8 +85,16 @@ export function summarizeProfile(file: string, window?: { fromEndMs: number; toE
   ].join('\n');
 }
 
+export type ProfiledScenario = 'create' | 'replay' | 'get';
+export const PROFILED_SCENARIOS: readonly ProfiledScenario[] = ['create', 'replay', 'get'];
+
+/**
+ * Runs the scenarios one after the other against one profiled server per store (create first: the
+ * others reuse what it created), then summarizes each scenario's load window of the profile apart.
+ */
 export async function runProfile(o: {
   stores: StoreKind[];
+  scenarios: readonly ProfiledScenario[];
   seconds: number;
   connections: number;
   dir: string;
@@ -95,24 +103,41 @@ export async function runProfile(o: {
   for (const kind of o.stores) {
     const profileDir = join(o.dir, kind);
     const store = await setupStore(kind, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
-    let window: { fromEndMs: number; toEndMs: number } | undefined;
+    const windows: { scenario: ProfiledScenario; startMs: number; endMs: number }[] = [];
+    let exitMs = 0;
     try {
-      o.progress(`${kind}: create load against a profiled server for ${o.seconds} s`);
-      const loadStartMs = Date.now();
-      const r = await runLoad({
-        url: store.server.url,
-        connections: o.connections,
-        seconds: o.seconds,
-        requests: createRequests(store.merchant.sandboxKey, `profile-${Date.now()}`, [], 0),
-        expect: (s) => s === 201,
-      });
-      o.progress(`${kind}: ${Math.round(r.rps)} creates/s, p99 ${r.p99Ms.toFixed(1)} ms, ${r.errors} errors`);
-      const loadEndMs = Date.now();
+      const key = store.merchant.sandboxKey;
+      const sample: CreatedSample[] = [];
+      const requestsOf = (scenario: ProfiledScenario) =>
+        scenario === 'create'
+          ? createRequests(key, `profile-${Date.now()}`, sample)
+          : scenario === 'replay'
+            ? replayRequests(key, sample)
+            : getRequests(
+                auth(key),
+                sample.map((x) => x.id),
+              );
+      // The replay and GET scenarios need payments: create some first when create is not profiled.
+      if (!o.scenarios.includes('create')) {
+        await runLoad({ url: store.server.url, connections: o.connections, seconds: 3, requests: requestsOf('create') });
+      }
+      for (const scenario of ['create', 'replay', 'get'].filter((x) => o.scenarios.includes(x as ProfiledScenario))) {
+        const name = scenario as ProfiledScenario;
+        o.progress(`${kind}: ${name} load against a profiled server for ${o.seconds} s`);
+        const startMs = Date.now();
+        const r = await runLoad({
+          url: store.server.url,
+          connections: o.connections,
+          seconds: o.seconds,
+          requests: requestsOf(name),
+          expect: (st) => st === (name === 'get' ? 200 : 201),
+        });
+        windows.push({ scenario: name, startMs, endMs: Date.now() });
+        o.progress(`${kind}: ${name} ${Math.round(r.rps)} req/s, p99 ${r.p99Ms.toFixed(1)} ms, ${r.errors} errors`);
+      }
       const exit = await store.server.terminate();
       if (exit.code !== 0) throw new Error(`profiled server exited ${JSON.stringify(exit)}`);
-      const exitMs = Date.now();
-      // The profile ends when the process exits; the load window is measured back from there.
-      window = { fromEndMs: exitMs - loadStartMs, toEndMs: exitMs - loadEndMs };
+      exitMs = Date.now();
     } finally {
       await store.cleanup();
     }
@@ -120,9 +145,12 @@ export async function runProfile(o: {
     const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
     const main = files.sort((a, b) => statSync(join(profileDir, b)).size - statSync(join(profileDir, a)).size)[0];
     for (const f of main === undefined ? [] : [main]) {
-      const summary = summarizeProfile(join(profileDir, f), window);
-      console.log(`\n== ${kind}\n${summary}`);
-      writeFileSync(join(profileDir, `${f}.summary.txt`), `${summary}\n`);
+      for (const w of windows) {
+        // The profile ends when the process exits; each load window is measured back from there.
+        const summary = summarizeProfile(join(profileDir, f), { fromEndMs: exitMs - w.startMs, toEndMs: exitMs - w.endMs });
+        console.log(`\n== ${kind}: ${w.scenario}\n${summary}`);
+        writeFileSync(join(profileDir, `${f}.${w.scenario}.summary.txt`), `${summary}\n`);
+      }
     }
   }
 }

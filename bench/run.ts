@@ -6,7 +6,7 @@ import { runDispatch } from './dispatch.ts';
 import { runLoad } from './lib/load.ts';
 import { type BenchStore, settleAfterWrites, setupStore, type StoreKind } from './lib/processes.ts';
 import { machine, printTable, type Row, row, type Skipped, writeJson } from './lib/report.ts';
-import { runProfile } from './profile.ts';
+import { PROFILED_SCENARIOS, type ProfiledScenario, runProfile } from './profile.ts';
 import {
   auth,
   type CreatedSample,
@@ -25,7 +25,8 @@ import { runSoak } from './soak.ts';
  *   npm run bench -- --quick       2 s windows, finishes within 60 s (CI smoke, harness check)
  *   npm run bench -- --soak        10 minutes of mixed load; server memory sampled (flat or not)
  *   npm run bench -- --profile     create load against servers run with --cpu-prof; prints where
- *                                  the time goes (profiles kept in bench/profiles/)
+ *                                  the time goes (profiles kept in bench/profiles/);
+ *                                  --scenario create,replay,get profiles those windows apart
  * Options: --store embedded|postgres (default both), --seconds N, --connections N (default 32),
  *          --soak-seconds N, --endpoints N (webhook endpoints of the dispatch scenario, default 8),
  *          --dispatch-only (only the webhook dispatch scenario: a development aid),
@@ -41,6 +42,7 @@ const { values } = parseArgs({
     'server-heap-mib': { type: 'string' },
     soak: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    scenario: { type: 'string' },
     store: { type: 'string' },
     seconds: { type: 'string' },
     connections: { type: 'string', default: '32' },
@@ -244,7 +246,11 @@ if (values.soak) {
 } else if (values.profile) {
   const dir = join(REPO_ROOT, 'bench/profiles', runId);
   mkdirSync(dir, { recursive: true });
-  await runProfile({ stores, seconds: windowSeconds, connections, dir, progress });
+  const scenarios = (values.scenario ?? 'create').split(',') as ProfiledScenario[];
+  for (const sc of scenarios) {
+    if (!PROFILED_SCENARIOS.includes(sc)) throw new Error(`--scenario: one or more of ${PROFILED_SCENARIOS.join(', ')}`);
+  }
+  await runProfile({ stores, scenarios, seconds: windowSeconds, connections, dir, progress });
 } else {
   await benchmark();
 }

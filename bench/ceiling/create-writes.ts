@@ -3,7 +3,7 @@ import { sandboxBankCapabilities } from '../../src/connectors/sandbox-bank/sandb
 import type { Store } from '../../src/db/store.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
 import { newId } from '../../src/lib/ids.ts';
-import type { IdempotencyScope } from '../../src/modules/idempotency/idempotency-repo.ts';
+import { getKey, type IdempotencyScope } from '../../src/modules/idempotency/idempotency-repo.ts';
 import { CREATE_OPERATION, writeCreateFinish, writeCreateStart } from '../../src/modules/payments/create-payment.ts';
 import type { Payment, Principal } from '../../src/modules/payments/payment-types.ts';
 import { paymentView } from '../../src/modules/payments/payment-view.ts';
@@ -13,6 +13,7 @@ import { paymentView } from '../../src/modules/payments/payment-view.ts';
  * payment (`writeCreateStart` and `writeCreateFinish` in src/modules/payments/create-payment.ts),
  * through the same Store:
  *
+ *   statement 0: the idempotency key read (a keyed create answers a retry from it; here: none)
  *   statement 1: idempotency key (started), payment (processing), attempt (started)
  *   statement 2: key finished with the response body, attempt issued, payment pending,
  *                event payment.pending
@@ -102,6 +103,8 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
   };
   const leaseToken = `lease-${seq}`;
 
+  // The key read a keyed create makes first (finding nothing), then the two statements.
+  await getKey(store, scope);
   await writeCreateStart(store, {
     scope,
     fingerprint: 'ceiling',

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomChunk } from './random.ts';
 
 /**
  * Prefixed, time-ordered identifiers: `pay_` + 26 Crockford base32 characters (48-bit millisecond
@@ -29,25 +29,24 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const ID_BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export function newId(kind: IdKind, nowMs: number = Date.now()): string {
-  const random = randomBytes(10);
-  let out = '';
+  const chars: string[] = new Array<string>(26);
+  // 48-bit millisecond time → 10 base32 characters, most significant first.
   let time = nowMs;
-  const timeChars: string[] = [];
-  for (let i = 0; i < 10; i += 1) {
-    timeChars.push(CROCKFORD[time % 32] as string);
+  for (let i = 9; i >= 0; i -= 1) {
+    chars[i] = CROCKFORD[time % 32] as string;
     time = Math.floor(time / 32);
   }
-  out += timeChars.reverse().join('');
-  // 80 random bits → 16 base32 characters.
-  let acc = 0n;
-  for (const byte of random) acc = (acc << 8n) | BigInt(byte);
-  const randChars: string[] = [];
-  for (let i = 0; i < 16; i += 1) {
-    randChars.push(CROCKFORD[Number(acc & 31n)] as string);
-    acc >>= 5n;
+  // 80 random bits → 16 base32 characters, as two 40-bit halves (exact in a double).
+  const random = randomChunk(10);
+  for (let half = 0; half < 2; half += 1) {
+    let bits = 0;
+    for (let j = 0; j < 5; j += 1) bits = bits * 256 + (random[half * 5 + j] as number);
+    for (let i = 7; i >= 0; i -= 1) {
+      chars[10 + half * 8 + i] = CROCKFORD[bits % 32] as string;
+      bits = Math.floor(bits / 32);
+    }
   }
-  out += randChars.reverse().join('');
-  return `${ID_PREFIXES[kind]}_${out}`;
+  return `${ID_PREFIXES[kind]}_${chars.join('')}`;
 }
 
 /** True when `value` has the shape of an id of `kind`; used to answer 404 without a query. */

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomToken } from '../../lib/random.ts';
 import type { Queryable, Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CreatePaymentResult } from '../payments/create-payment.ts';
@@ -79,7 +79,7 @@ export async function existingKeyDecision(
   if (record.lockedUntil !== null && record.lockedUntil > now) {
     return { kind: 'answer', result: inProgress(Math.max(1, Math.ceil((record.lockedUntil.getTime() - now.getTime()) / 1000))) };
   }
-  const leaseToken = randomBytes(12).toString('base64url');
+  const leaseToken = randomToken(12);
   const claimed = await claimExpiredLease(deps.store, op.scope, {
     seenToken: record.leaseToken,
     newToken: leaseToken,
@@ -95,7 +95,7 @@ export async function startKeyedOperation(
   op: KeyedOperation,
 ): Promise<KeyDecision> {
   const now = deps.clock.now();
-  const leaseToken = randomBytes(12).toString('base64url');
+  const leaseToken = randomToken(12);
   const inserted = await insertStartedKey(deps.store, op.scope, {
     fingerprint: op.fingerprint,
     recoveryPoint: 'started',

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomToken } from '../../lib/random.ts';
 import type { ChargeOutcome, Connector, Instructions } from '../../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
 import { isUniqueViolation } from '../../db/db-errors.ts';
@@ -108,7 +108,7 @@ const failure = (
 
 class LeaseLostError extends Error {}
 
-const newLeaseToken = () => randomBytes(12).toString('base64url');
+const newLeaseToken = () => randomToken(12);
 const addMs = (d: Date, ms: number) => new Date(d.getTime() + ms);
 
 export async function createPayment(
@@ -117,6 +117,20 @@ export async function createPayment(
   input: CreatePaymentInput,
   idempotencyKey: string | undefined,
 ): Promise<CreatePaymentResult> {
+  const requestFingerprint = fingerprint(CREATE_OPERATION, input);
+  if (idempotencyKey !== undefined) {
+    // A retry's key exists: answer from it (replay, refuse, or take over) with one primary-key read,
+    // before routing and building a create. A fresh key pays one small read for it; a key that
+    // appears after this read is still caught by transaction 1 below.
+    const keyScope: IdempotencyScope = {
+      merchantId: principal.merchantId,
+      environment: principal.environment,
+      operation: CREATE_OPERATION,
+      key: idempotencyKey,
+    };
+    const existing = await getKey(deps.store, keyScope);
+    if (existing !== undefined) return continueExisting(deps, principal, keyScope, existing, requestFingerprint);
+  }
   // Rejections before any work store nothing: routing happens before the first write.
   const settings = principal.settings ?? (await findMerchantSettings(deps.store, principal.merchantId));
   const route = routePayment(
@@ -147,7 +161,6 @@ export async function createPayment(
           operation: CREATE_OPERATION,
           key: idempotencyKey,
         };
-  const requestFingerprint = fingerprint(CREATE_OPERATION, input);
   const leaseToken = newLeaseToken();
   const payment: Payment = {
     id: paymentId,

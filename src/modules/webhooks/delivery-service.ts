@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomToken } from '../../lib/random.ts';
 import type { Queryable, Store } from '../../db/store.ts';
 import { assert } from '../../lib/assert.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -200,7 +200,7 @@ export async function claimReady(
   const claimed = await claimDueDeliveries(deps.store, {
     now,
     leaseUntil: new Date(now.getTime() + deps.leaseMs),
-    leaseToken: randomBytes(12).toString('base64url'),
+    leaseToken: randomToken(12),
     limit: r.limit,
     perTargetLimit: r.perTargetLimit,
     inFlight: r.inFlight,
