@@ -1,11 +1,10 @@
-import { Writable } from 'node:stream';
 import type { Connector, InboundNotification } from '../../src/connectors/core/connector.ts';
 import { createMidtransConnectors } from '../../src/connectors/midtrans/midtrans.connector.ts';
-import { MIDTRANS_BANK_STATUS_MAP, MIDTRANS_COUNTER_STATUS_MAP } from '../../src/connectors/midtrans/transformers.ts';
+import { MIDTRANS_STATUS_MAP } from '../../src/connectors/midtrans/transformers.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
-import { createLogger } from '../../src/lib/logger.ts';
-import { startReceiver } from '../harness/webhook-receiver.ts';
+import { startCallbackReceiver } from '../harness/callback-receiver.ts';
+import { captureLogs } from '../harness/log-capture.ts';
 import { startMidtransSimulator } from '../simulators/midtrans/midtrans-simulator.ts';
 import { connectorContract, type ContractHarness } from './connector-contract.ts';
 
@@ -19,10 +18,10 @@ const SERVER_KEY = 'SB-Mid-server-contractContractContract01';
 const FOREIGN_KEY = 'SB-Mid-server-someoneElseSomeoneElse99';
 
 const SUBJECTS = [
-  { connector: 'midtrans_bank', statusMap: MIDTRANS_BANK_STATUS_MAP, amountMinor: 15_000_000n, httpStatus: 'mirror' },
-  { connector: 'midtrans_counter', statusMap: MIDTRANS_COUNTER_STATUS_MAP, amountMinor: 5_000_000n, httpStatus: 'mirror' },
+  { connector: 'midtrans_bank', statusMap: MIDTRANS_STATUS_MAP, amountMinor: 15_000_000n, httpStatus: 'mirror' },
+  { connector: 'midtrans_counter', statusMap: MIDTRANS_STATUS_MAP, amountMinor: 5_000_000n, httpStatus: 'mirror' },
   // Midtrans may answer an error with HTTP 200 and the code only in status_code: the same suite holds.
-  { connector: 'midtrans_bank', statusMap: MIDTRANS_BANK_STATUS_MAP, amountMinor: 15_000_000n, httpStatus: 'always200' },
+  { connector: 'midtrans_bank', statusMap: MIDTRANS_STATUS_MAP, amountMinor: 15_000_000n, httpStatus: 'always200' },
 ] as const;
 
 const withBody = (n: InboundNotification, change: (body: Record<string, unknown>) => void): InboundNotification => {
@@ -34,19 +33,13 @@ const withBody = (n: InboundNotification, change: (body: Record<string, unknown>
 for (const subject of SUBJECTS) {
   connectorContract(`${subject.connector} (HTTP status: ${subject.httpStatus})`, async () => {
     const clock = new ManualClock(new Date('2026-11-21T10:00:00Z'));
-    let logText = '';
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logText += chunk.toString();
-        done();
-      },
-    });
-    const receiver = await startReceiver();
+    const logs = captureLogs();
+    const receiver = await startCallbackReceiver();
     const sim = await startMidtransSimulator({ serverKey: SERVER_KEY, now: () => clock.now(), httpStatus: subject.httpStatus });
     const connectors = createMidtransConnectors({
       baseUrl: sim.origin,
       serverKey: SERVER_KEY,
-      log: createLogger('debug', sink),
+      log: logs.log,
       notificationUrl: (name) => receiver.url(`/provider/${name}/callback`),
       http: { retryBackoffMs: 0, perTryTimeoutMs: 1_000 },
     });
@@ -67,18 +60,11 @@ for (const subject of SUBJECTS) {
           reversed: () => sim.chargeback(reference),
         };
         act[action]();
-        const before = receiver.requests.length;
-        await sim.deliverNotifications();
-        const last = receiver.requests[receiver.requests.length - 1];
-        if (receiver.requests.length === before || last === undefined)
-          throw new Error(`Midtrans sent no notification for ${action}`);
-        const headers: Record<string, string | undefined> = {};
-        for (const [k, v] of Object.entries(last.headers)) headers[k] = Array.isArray(v) ? v.join(',') : v;
-        return { rawBody: last.body, headers };
+        return receiver.delivered(() => sim.deliverNotifications(), `Midtrans sent no notification for ${action}`);
       },
       hangNextCreate: () => sim.hangNext(),
       chargeCount: () => sim.chargeCount,
-      logs: () => logText,
+      logs: logs.text,
       secrets: [SERVER_KEY, Buffer.from(`${SERVER_KEY}:`).toString('base64')],
       foreignSecret: FOREIGN_KEY,
       // The signature travels in the body, not a header: the hooks below rewrite the body.

@@ -1,7 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import { Writable } from 'node:stream';
-import { once } from 'node:events';
-import type { Connector, InboundNotification } from '../../src/connectors/core/connector.ts';
+import type { Connector } from '../../src/connectors/core/connector.ts';
 import { BANK_STATUS_MAP } from '../../src/connectors/sandbox-bank/transformers.ts';
 import { COUNTER_STATUS_MAP } from '../../src/connectors/sandbox-counter/transformers.ts';
 import { EWALLET_STATUS_MAP } from '../../src/connectors/sandbox-ewallet/transformers.ts';
@@ -13,6 +10,8 @@ import { builtInConnectors } from '../../src/runtime.ts';
 import { buildProvidersServer } from '../../src/sandbox/providers-server.ts';
 import { createSandboxProviders } from '../../src/sandbox/sandbox-providers.ts';
 import { sandboxCredentials } from '../../src/sandbox/sandbox-secrets.ts';
+import { startCallbackReceiver } from '../harness/callback-receiver.ts';
+import { captureLogs } from '../harness/log-capture.ts';
 import { connectorContract, type ContractHarness } from './connector-contract.ts';
 
 /**
@@ -49,35 +48,14 @@ const SUBJECTS = [
 for (const subject of SUBJECTS) {
   connectorContract(subject.connector, async () => {
     const clock = new ManualClock(new Date('2026-11-21T10:00:00Z'));
-    let logText = '';
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logText += chunk.toString();
-        done();
-      },
-    });
-    const log = createLogger('debug', sink);
-
+    const logs = captureLogs();
     // Tributary's stand-in: captures every notification the providers send.
-    const received: InboundNotification[] = [];
-    const receiver: Server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        const headers: Record<string, string | undefined> = {};
-        for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(',') : v;
-        received.push({ rawBody: body, headers });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-      });
-    });
-    receiver.listen(0, '127.0.0.1');
-    await once(receiver, 'listening');
-    const receiverPort = (receiver.address() as { port: number }).port;
+    const receiver = await startCallbackReceiver();
 
     const providers = createSandboxProviders({
       clock,
       masterSecret: MASTER_SECRET,
-      callbackBaseUrl: () => `http://127.0.0.1:${receiverPort}`,
+      callbackBaseUrl: () => receiver.origin,
       log: createLogger('silent'),
       autoDispatch: false,
     });
@@ -86,7 +64,7 @@ for (const subject of SUBJECTS) {
     const connectors = builtInConnectors({
       sandboxBaseUrl: () => address,
       sandboxSecret: MASTER_SECRET,
-      log,
+      log: logs.log,
       http: { retryBackoffMs: 0, perTryTimeoutMs: 1_000 },
     });
     const connector = connectors.find((c) => c.capabilities.connector === subject.connector) as Connector;
@@ -105,25 +83,20 @@ for (const subject of SUBJECTS) {
         const reply = provider.simulate(reference, providerAction[action], undefined);
         if (reply.status !== 200) throw new Error(`provider refused ${action}: ${JSON.stringify(reply.body)}`);
         if (action === 'settled') return null;
-        const before = received.length;
-        await providers.dispatchDue();
-        const last = received[received.length - 1];
-        if (received.length === before || last === undefined) throw new Error(`the provider sent no notification for ${action}`);
-        return last;
+        return receiver.delivered(() => providers.dispatchDue(), `the provider sent no notification for ${action}`);
       },
       hangNextCreate() {
         provider.faults = { create: { mode: 'timeout', remaining: 1 } };
       },
       chargeCount: () => provider.chargeCount,
-      logs: () => logText,
+      logs: logs.text,
       secrets: [credentials.apiKey, credentials.webhookSecret],
       foreignSecret: sandboxCredentials('another-secret-another-secret-0001', subject.connector).webhookSecret,
       signatureHeader: subject.header,
       sign: (secret, body, at) => signatureHeader(secret, body, at),
       async close() {
         await server.close();
-        receiver.close();
-        await once(receiver, 'close');
+        await receiver.close();
       },
     };
     return harness;

@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import type { Connector, InboundNotification } from '../../src/connectors/core/connector.ts';
 import {
   XENDIT_BANK_STATUS_MAP,
@@ -8,7 +7,7 @@ import {
 import { createXenditConnectors } from '../../src/connectors/xendit/xendit-connectors.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
-import { createLogger } from '../../src/lib/logger.ts';
+import { captureLogs } from '../harness/log-capture.ts';
 import { startXenditSimulator, type XenditSimulator } from '../simulators/xendit/xendit-simulator.ts';
 import { connectorContract, type ContractHarness } from './connector-contract.ts';
 
@@ -59,21 +58,14 @@ async function simulatePayment(sim: XenditSimulator, connector: string, referenc
 for (const subject of SUBJECTS) {
   connectorContract(subject.connector, async () => {
     const clock = new ManualClock(new Date('2026-11-21T10:00:00Z'));
-    let logText = '';
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logText += chunk.toString();
-        done();
-      },
-    });
-    const log = createLogger('debug', sink);
+    const logs = captureLogs();
     const sim = await startXenditSimulator({ secretKey: SECRET_KEY, callbackToken: CALLBACK_TOKEN, now: () => clock.now() });
     const connectors = createXenditConnectors({
       baseUrl: sim.url,
       secretKey: SECRET_KEY,
       callbackTokens: ['cbtoken-previous-0000', CALLBACK_TOKEN],
       payerReturnUrl: (paymentId) => `http://127.0.0.1:8080/pay/${paymentId}`,
-      log,
+      log: logs.log,
       http: { retryBackoffMs: 0, perTryTimeoutMs: 1_000 },
     });
     const connector = connectors.find((c) => c.capabilities.connector === subject.connector) as Connector;
@@ -115,7 +107,7 @@ for (const subject of SUBJECTS) {
       },
       hangNextCreate: () => sim.hangNext(1, (method) => method === 'POST'),
       chargeCount: () => sim.chargeCount(),
-      logs: () => logText,
+      logs: logs.text,
       secrets: [SECRET_KEY, CALLBACK_TOKEN],
       foreignSecret: 'cbtoken-of-another-account-0002',
       signatureHeader: 'x-callback-token',

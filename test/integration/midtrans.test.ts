@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createMidtransConnectors } from '../../src/connectors/midtrans/midtrans.connector.ts';
-import { createDispatcher, type Dispatcher } from '../../src/jobs/webhook-dispatcher.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { Allowlist } from '../../src/lib/net/address-policy.ts';
-import { createOutboundClient } from '../../src/lib/net/outbound-http.ts';
-import { createSecretBox } from '../../src/lib/secret-box.ts';
-import { DEFAULT_DISABLE_AFTER_MS } from '../../src/modules/webhooks/delivery-service.ts';
-import { SECRET_BOX_PURPOSE } from '../../src/modules/webhooks/webhook-secrets.ts';
-import { createTestApp, json, quickStart, SUITE_START, TEST_SECRET, type TestApp } from '../harness/test-app.ts';
-import { startReceiver, type Receiver } from '../harness/webhook-receiver.ts';
+import { createTestApp, json, quickStart, SUITE_START, type TestApp } from '../harness/test-app.ts';
+import { startWebhookDelivery, type WebhookDelivery } from '../harness/webhook-delivery.ts';
 import { signedBy } from '../harness/webhook-testbed.ts';
 import { type MidtransSimulator, startMidtransSimulator } from '../simulators/midtrans/midtrans-simulator.ts';
 
@@ -27,10 +21,7 @@ describe('Midtrans connectors, end to end (production keys, loopback simulator)'
   let t: TestApp;
   let clock: ManualClock;
   let sim: MidtransSimulator;
-  let receiver: Receiver;
-  let dispatcher: Dispatcher;
-  let outbound: ReturnType<typeof createOutboundClient>;
-  let endpointSecret = '';
+  let delivery: WebhookDelivery;
 
   before(async () => {
     clock = new ManualClock(SUITE_START);
@@ -52,35 +43,11 @@ describe('Midtrans connectors, end to end (production keys, loopback simulator)'
       webhookAllowlist: ['127.0.0.1'],
     });
     appBase = t.baseUrl;
-    receiver = await startReceiver();
-    outbound = createOutboundClient({ allowlist: new Allowlist(['127.0.0.1']), maxSocketsPerHost: 8, maxSockets: 16 });
-    dispatcher = createDispatcher({
-      store: t.testStore.store,
-      clock,
-      log,
-      secretBox: createSecretBox(TEST_SECRET, SECRET_BOX_PURPOSE),
-      http: outbound,
-      random: () => 0.5,
-      timeoutMs: 3_000,
-      connectTimeoutMs: 1_000,
-      leaseMs: 60_000,
-      disableAfterMs: DEFAULT_DISABLE_AFTER_MS,
-      concurrency: 4,
-      perTargetConcurrency: 2,
-      pollIntervalMs: 20,
-    });
-    const endpoint = await t.call('POST', '/webhook_endpoint/create', {
-      key: t.a.productionKey,
-      body: { url: receiver.url('/midtrans-hook') },
-    });
-    assert.equal(endpoint.statusCode, 201, endpoint.body);
-    endpointSecret = String(json(endpoint)['secret']);
+    delivery = await startWebhookDelivery(t, clock, '/midtrans-hook');
   });
 
   after(async () => {
-    await dispatcher.stop();
-    outbound.close();
-    await receiver.close();
+    await delivery.close();
     await sim.close();
     await t.close();
   });
@@ -154,13 +121,13 @@ describe('Midtrans connectors, end to end (production keys, loopback simulator)'
       assert.equal(paid['status'], 'succeeded');
       assert.deepEqual(await t.eventTypes(id), ['payment.pending', 'payment.succeeded']);
 
-      await dispatcher.drain();
-      const delivered = receiver.requests.filter((r) => {
+      await delivery.dispatcher.drain();
+      const delivered = delivery.receiver.requests.filter((r) => {
         const e = JSON.parse(r.body) as { type?: string; data?: { object?: { id?: string } } };
         return e.type === 'payment.succeeded' && JSON.stringify(e).includes(id);
       });
       assert.equal(delivered.length, 1, 'payment.succeeded reached the merchant once');
-      assert.ok(delivered[0] !== undefined && signedBy(endpointSecret, delivered[0]));
+      assert.ok(delivered[0] !== undefined && signedBy(delivery.endpointSecret, delivered[0]));
 
       // Settlement: Midtrans has no settlement report API (docs/connectors.md), so the connector
       // declares none; the ingestion skips it and the payment stays unsettled, its funds pending.

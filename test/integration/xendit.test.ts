@@ -2,18 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ChargeRequest, Connector } from '../../src/connectors/core/connector.ts';
 import { createXenditConnectors } from '../../src/connectors/xendit/xendit-connectors.ts';
-import { createDispatcher, type Dispatcher } from '../../src/jobs/webhook-dispatcher.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { Allowlist } from '../../src/lib/net/address-policy.ts';
-import { createOutboundClient } from '../../src/lib/net/outbound-http.ts';
-import { createSecretBox } from '../../src/lib/secret-box.ts';
-import { DEFAULT_DISABLE_AFTER_MS } from '../../src/modules/webhooks/delivery-service.ts';
-import { SECRET_BOX_PURPOSE } from '../../src/modules/webhooks/webhook-secrets.ts';
-import { createTestApp, json, quickStart, TEST_SECRET, type TestApp } from '../harness/test-app.ts';
+import { createTestApp, json, quickStart, type TestApp } from '../harness/test-app.ts';
 import { openTestStore, TEST_STORE, type TestStore } from '../harness/test-store.ts';
-import { type Receiver, startReceiver } from '../harness/webhook-receiver.ts';
+import { startWebhookDelivery, type WebhookDelivery } from '../harness/webhook-delivery.ts';
 import { type CallbackKind, startXenditSimulator, type XenditSimulator } from '../simulators/xendit/xendit-simulator.ts';
 
 /**
@@ -41,10 +35,8 @@ describe(`xendit connectors end to end (${TEST_STORE})`, () => {
   let shared: TestStore;
   let t: TestApp;
   let sim: XenditSimulator;
-  let receiver: Receiver;
-  let dispatcher: Dispatcher;
+  let delivery: WebhookDelivery;
   let connectors: Connector[];
-  let http: ReturnType<typeof createOutboundClient>;
   const clock = new ManualClock(new Date('2026-11-21T10:00:00Z'));
   let refCounter = 0;
 
@@ -74,34 +66,11 @@ describe(`xendit connectors end to end (${TEST_STORE})`, () => {
       connectorTimeoutMs: 2_000,
     });
     baseUrl = t.baseUrl;
-    receiver = await startReceiver();
-    const endpoint = await t.call('POST', '/webhook_endpoint/create', {
-      key: t.a.productionKey,
-      body: { url: receiver.url('/xendit') },
-    });
-    assert.equal(endpoint.statusCode, 201, endpoint.body);
-    http = createOutboundClient({ allowlist: new Allowlist(['127.0.0.1']), maxSocketsPerHost: 4, maxSockets: 8 });
-    dispatcher = createDispatcher({
-      store: shared.store,
-      clock,
-      log: createLogger('silent'),
-      secretBox: createSecretBox(TEST_SECRET, SECRET_BOX_PURPOSE),
-      http,
-      random: () => 0.5,
-      timeoutMs: 3_000,
-      connectTimeoutMs: 1_000,
-      leaseMs: 60_000,
-      disableAfterMs: DEFAULT_DISABLE_AFTER_MS,
-      concurrency: 4,
-      perTargetConcurrency: 4,
-      pollIntervalMs: 20,
-    });
+    delivery = await startWebhookDelivery(t, clock, '/xendit');
   });
 
   after(async () => {
-    await dispatcher.stop();
-    http.close();
-    await receiver.close();
+    await delivery.close();
     await sim.close();
     await t.close();
     await shared.close();
@@ -182,8 +151,8 @@ describe(`xendit connectors end to end (${TEST_STORE})`, () => {
       const paid = json(await live(`/payment/${p.id}`));
       assert.equal(paid['status'], 'succeeded');
 
-      await dispatcher.drain();
-      const delivered = receiver.requests
+      await delivery.dispatcher.drain();
+      const delivered = delivery.receiver.requests
         .map((r) => JSON.parse(r.body) as { type: string; data: { id?: string; object?: { id?: string } } })
         .filter((e) => e.type === 'payment.succeeded' && (e.data.id === p.id || e.data.object?.id === p.id));
       assert.equal(delivered.length, 1, 'payment.succeeded reached the merchant');

@@ -22,11 +22,8 @@ import {
   fromMidtransTime,
   grossToMinor,
   isTransactionAnswer,
-  MIDTRANS_BANK_STATUS_MAP,
   MIDTRANS_CODES,
-  MIDTRANS_COUNTER_STATUS_MAP,
   midtransSignature,
-  type MidtransStatusMap,
   parseMidtransNotification,
   signatureMatches,
   toSnapshot,
@@ -47,11 +44,20 @@ import type { MidtransChargeRequest } from './wire.ts';
  */
 const DAY_MS = 24 * 3_600_000;
 
+/** What both Midtrans connectors declare alike. */
+const MIDTRANS_ALIKE = {
+  simulator: false,
+  // Bank transfers and cstore have no refund API at Midtrans; there is no settlement report API at all.
+  supports: { cancel: true, refund: false, partialRefund: false, settlement: false },
+  // signature_key covers order_id, status_code and gross_amount only, with no timestamp.
+  notificationTrust: 'query',
+} as const satisfies Partial<ConnectorCapabilities>;
+
 export const midtransBankCapabilities: ConnectorCapabilities = {
   connector: 'midtrans_bank',
   displayName: 'Midtrans (bank transfer)',
   channel: 'bank',
-  simulator: false,
+  ...MIDTRANS_ALIKE,
   instruments: [
     { code: 'BCA', name: 'BCA Virtual Account' },
     { code: 'BNI', name: 'BNI Virtual Account' },
@@ -64,17 +70,13 @@ export const midtransBankCapabilities: ConnectorCapabilities = {
   currencies: { IDR: { minMinor: 1_000_000n, maxMinor: 999_999_999_900n } },
   // Midtrans: default 24 h, custom_expiry from 20 s to 180 days.
   instructionTtl: { defaultMs: DAY_MS, minMs: 15 * 60_000, maxMs: 180 * DAY_MS },
-  // Bank transfers have no refund API at Midtrans; there is no settlement report API at all.
-  supports: { cancel: true, refund: false, partialRefund: false, settlement: false },
-  // signature_key covers order_id, status_code and gross_amount only, with no timestamp.
-  notificationTrust: 'query',
 };
 
 export const midtransCounterCapabilities: ConnectorCapabilities = {
   connector: 'midtrans_counter',
   displayName: 'Midtrans (Alfamart, Indomaret)',
   channel: 'counter',
-  simulator: false,
+  ...MIDTRANS_ALIKE,
   instruments: [
     { code: 'ALFAMART', name: 'Alfamart' },
     { code: 'INDOMARET', name: 'Indomaret' },
@@ -82,8 +84,6 @@ export const midtransCounterCapabilities: ConnectorCapabilities = {
   // Indomaret's minimum (IDR 10,000) and Alfamart's cash maximum (IDR 2,500,000).
   currencies: { IDR: { minMinor: 1_000_000n, maxMinor: 250_000_000n } },
   instructionTtl: { defaultMs: DAY_MS, minMs: 60 * 60_000, maxMs: 180 * DAY_MS },
-  supports: { cancel: true, refund: false, partialRefund: false, settlement: false },
-  notificationTrust: 'query',
 };
 
 export interface MidtransOptions {
@@ -102,7 +102,6 @@ export interface MidtransOptions {
 
 interface Flavour {
   capabilities: ConnectorCapabilities;
-  statusMap: MidtransStatusMap;
   body(request: ChargeRequest, grossRupiah: bigint, now: Date): MidtransChargeRequest | undefined;
   instructions(tx: Record<string, unknown>, request: ChargeRequest): Instructions | undefined;
 }
@@ -119,13 +118,11 @@ export function createMidtransConnectors(options: MidtransOptions): Connector[] 
   return [
     midtransConnector(client, options, {
       capabilities: midtransBankCapabilities,
-      statusMap: MIDTRANS_BANK_STATUS_MAP,
       body: bankChargeBody,
       instructions: (tx, r) => bankInstructions(tx, r.merchantName),
     }),
     midtransConnector(client, options, {
       capabilities: midtransCounterCapabilities,
-      statusMap: MIDTRANS_COUNTER_STATUS_MAP,
       body: counterChargeBody,
       instructions: (tx) => counterInstructions(tx),
     }),
@@ -142,13 +139,13 @@ const unreadable = (what: string) => ({ kind: 'unknown' as const, code: 'bad_res
 const messageOf = (body: Record<string, unknown>) => str(body['status_message'])?.slice(0, 300) ?? 'refused by Midtrans';
 
 function midtransConnector(client: MidtransClient, options: MidtransOptions, flavour: Flavour): Connector {
-  const { capabilities, statusMap } = flavour;
+  const { capabilities } = flavour;
   const name = capabilities.connector;
 
   /** The answer about a charge we made (a fresh one, or the one a 406 points at) as an outcome. */
   function issuedFrom(body: Record<string, unknown>, request: ChargeRequest, grossRupiah: bigint): ChargeOutcome | undefined {
     const tx = asTransaction(body);
-    const snapshot = toSnapshot(body, statusMap);
+    const snapshot = toSnapshot(body);
     const instructions = flavour.instructions(body, request);
     if (tx === undefined || snapshot === undefined || instructions === undefined) return undefined;
     // The charge Midtrans holds under our order_id must be the one we asked for.
@@ -177,7 +174,7 @@ function midtransConnector(client: MidtransClient, options: MidtransOptions, fla
     if (a.kind === 'unknown') return unknownOf(a);
     // 200/201/202/407: the transaction, whatever its state (407 is an expired one).
     if (isTransactionAnswer(a.body)) {
-      const snapshot = toSnapshot(a.body, statusMap);
+      const snapshot = toSnapshot(a.body);
       return snapshot === undefined ? unreadable('status') : { kind: 'found', snapshot };
     }
     if (a.code === MIDTRANS_CODES.notFound) return { kind: 'not_found' };
@@ -224,7 +221,7 @@ function midtransConnector(client: MidtransClient, options: MidtransOptions, fla
           : await client.cancel(request.providerReference, ctx.signal);
       if (a.kind === 'unknown') return unknownOf(a);
       if (isTransactionAnswer(a.body)) {
-        const snapshot = toSnapshot(a.body, statusMap);
+        const snapshot = toSnapshot(a.body);
         if (snapshot === undefined) return unreadable('close');
         if (snapshot.status === 'canceled' || snapshot.status === 'expired') return { kind: 'closed', snapshot };
         return { kind: 'not_cancelable', snapshot };
@@ -254,7 +251,7 @@ function midtransConnector(client: MidtransClient, options: MidtransOptions, fla
       return signatureMatches(received, expected) ? { ok: true } : { ok: false, reason: 'bad_signature' };
     },
 
-    parseNotification: (rawBody) => parseMidtransNotification(rawBody, statusMap),
+    parseNotification: parseMidtransNotification,
 
     async fetchSettlementReport() {
       // Midtrans publishes no settlement (payout) report API: withdrawals and their transaction

@@ -19,13 +19,14 @@ import { MIDTRANS_CODES, type MidtransChargeRequest, type MidtransTransaction, t
  */
 
 /**
- * The status map of `midtrans_bank`. Our vocabulary has no "refunded" charge state: a refund is its
- * own object, so `refund`/`partial_refund` (made from the Midtrans dashboard: bank transfers have no
- * refund API) leave the charge `paid`. `chargeback` (and a partial one) is money taken back by the
- * payer's side: `reversed`. `authorize`/`capture` are card words; they cannot occur on a VA, but
+ * The status map of both Midtrans connectors (bank transfer and cstore report the same words, read
+ * the same way). Our vocabulary has no "refunded" charge state: a refund is its own object, so
+ * `refund`/`partial_refund` (made from the Midtrans dashboard: these channels have no refund API)
+ * leave the charge `paid`. `chargeback` (and a partial one) is money taken back by the payer's side:
+ * `reversed`. `authorize`/`capture` are card words; they cannot occur on a VA or a cstore code, but
  * the map must be total over the words Midtrans documents.
  */
-export const MIDTRANS_BANK_STATUS_MAP: Readonly<Record<MidtransTransactionStatus, ProviderChargeStatus>> = {
+export const MIDTRANS_STATUS_MAP: Readonly<Record<MidtransTransactionStatus, ProviderChargeStatus>> = {
   pending: 'pending',
   authorize: 'pending',
   capture: 'paid',
@@ -39,24 +40,6 @@ export const MIDTRANS_BANK_STATUS_MAP: Readonly<Record<MidtransTransactionStatus
   chargeback: 'reversed',
   partial_chargeback: 'reversed',
 };
-
-/** The status map of `midtrans_counter` (cstore). Same reading as the bank's; see above. */
-export const MIDTRANS_COUNTER_STATUS_MAP: Readonly<Record<MidtransTransactionStatus, ProviderChargeStatus>> = {
-  pending: 'pending',
-  authorize: 'pending',
-  capture: 'paid',
-  settlement: 'paid',
-  deny: 'failed',
-  cancel: 'canceled',
-  expire: 'expired',
-  failure: 'failed',
-  refund: 'paid',
-  partial_refund: 'paid',
-  chargeback: 'reversed',
-  partial_chargeback: 'reversed',
-};
-
-export type MidtransStatusMap = Readonly<Record<MidtransTransactionStatus, ProviderChargeStatus>>;
 
 // ── sequence ─────────────────────────────────────────────────────────────────────────────────
 
@@ -324,12 +307,12 @@ export function asTransaction(body: unknown): MidtransTransaction | undefined {
 }
 
 /** The transaction in our vocabulary, through the connector's one status map; undefined if unreadable. */
-export function toSnapshot(body: unknown, statusMap: MidtransStatusMap): ChargeSnapshot | undefined {
+export function toSnapshot(body: unknown): ChargeSnapshot | undefined {
   const tx = asTransaction(body);
   if (tx === undefined) return undefined;
   const record = body as Record<string, unknown>;
   const word = wireStatus(tx.transaction_status);
-  const status = mapStatus(statusMap, tx.transaction_status);
+  const status = mapStatus(MIDTRANS_STATUS_MAP, tx.transaction_status);
   const amountMinor = grossToMinor(tx.gross_amount);
   const currency = tx.currency ?? 'IDR';
   if (word === undefined || status === undefined || amountMinor === undefined || currency !== 'IDR') return undefined;
@@ -355,9 +338,9 @@ export function toSnapshot(body: unknown, statusMap: MidtransStatusMap): ChargeS
  * triple — plus the refund count, as refunds repeat — so a notification Midtrans sends twice has
  * the same id and is stored once.
  */
-export function parseMidtransNotification(rawBody: string, statusMap: MidtransStatusMap): ParsedNotification {
+export function parseMidtransNotification(rawBody: string): ParsedNotification {
   const body = jsonObject(rawBody);
-  const snapshot = body === undefined ? undefined : toSnapshot(body, statusMap);
+  const snapshot = body === undefined ? undefined : toSnapshot(body);
   if (body === undefined || snapshot === undefined || str(body['signature_key']) === undefined) {
     return { ok: false, reason: 'not a Midtrans transaction notification' };
   }

@@ -9,7 +9,17 @@ import type {
 import { date, isRecord, jsonObject, mapStatus, ownerFromMetadata, ownerMetadata, str } from '../core/http-connector.ts';
 import { isCurrencyCode } from '../../lib/currencies.ts';
 import { parseMajorAmount, toMajorNumber } from '../../lib/money.ts';
-import type { XenditCreateEwalletChargeBody, XenditCreateFpcBody, XenditCreateVaBody, XenditTransactionStatus } from './wire.ts';
+import {
+  XENDIT_FPC_STATUSES,
+  XENDIT_VA_STATUSES,
+  type XenditCreateEwalletChargeBody,
+  type XenditCreateFpcBody,
+  type XenditCreateVaBody,
+  type XenditEwalletStatus,
+  type XenditFpcStatus,
+  type XenditTransactionStatus,
+  type XenditVaStatus,
+} from './wire.ts';
 
 /**
  * Xendit wire ↔ our domain, for the three connectors of the family. One exhaustive status map per
@@ -70,42 +80,11 @@ export function xenditName(merchantName: string): string {
 
 type PaymentState = `PAYMENT_${XenditTransactionStatus}`;
 
-export const XENDIT_BANK_WIRE_STATES = [
-  'PENDING',
-  'ACTIVE',
-  'INACTIVE',
-  'INACTIVE_CLOSED',
-  'PAYMENT_PENDING',
-  'PAYMENT_SUCCESS',
-  'PAYMENT_FAILED',
-  'PAYMENT_VOIDED',
-  'PAYMENT_REVERSED',
-] as const;
-export type XenditBankWireState = (typeof XENDIT_BANK_WIRE_STATES)[number];
-
-export const XENDIT_BANK_STATUS_MAP: Readonly<Record<XenditBankWireState, ProviderChargeStatus>> = {
-  PENDING: 'pending', // the bank is still opening the account
-  ACTIVE: 'pending',
-  INACTIVE: 'expired',
-  INACTIVE_CLOSED: 'canceled',
-  PAYMENT_PENDING: 'pending',
-  PAYMENT_SUCCESS: 'paid',
-  PAYMENT_FAILED: 'failed',
-  PAYMENT_VOIDED: 'reversed',
-  PAYMENT_REVERSED: 'reversed',
-};
-
-export const XENDIT_COUNTER_WIRE_STATES = [
-  'ACTIVE',
-  'INACTIVE',
-  'INACTIVE_CLOSED',
-  'PAYMENT_PENDING',
-  'PAYMENT_SUCCESS',
-  'PAYMENT_FAILED',
-  'PAYMENT_VOIDED',
-  'PAYMENT_REVERSED',
-] as const;
-export type XenditCounterWireState = (typeof XENDIT_COUNTER_WIRE_STATES)[number];
+/** A payment code's states: its own status, our close, or its payment's. */
+export type XenditCounterWireState = XenditFpcStatus | 'INACTIVE_CLOSED' | PaymentState;
+/** A VA's states: a payment code's, and PENDING while the bank opens the account. */
+export type XenditBankWireState = XenditVaStatus | XenditCounterWireState;
+export type XenditEwalletWireState = XenditEwalletStatus | 'FAILED_NOT_AUTHORIZED';
 
 export const XENDIT_COUNTER_STATUS_MAP: Readonly<Record<XenditCounterWireState, ProviderChargeStatus>> = {
   ACTIVE: 'pending',
@@ -118,15 +97,11 @@ export const XENDIT_COUNTER_STATUS_MAP: Readonly<Record<XenditCounterWireState, 
   PAYMENT_REVERSED: 'reversed',
 };
 
-export const XENDIT_EWALLET_WIRE_STATES = [
-  'PENDING',
-  'SUCCEEDED',
-  'FAILED',
-  'FAILED_NOT_AUTHORIZED',
-  'VOIDED',
-  'REFUNDED',
-] as const;
-export type XenditEwalletWireState = (typeof XENDIT_EWALLET_WIRE_STATES)[number];
+/** A VA and a payment code read alike; a VA has one more state. */
+export const XENDIT_BANK_STATUS_MAP: Readonly<Record<XenditBankWireState, ProviderChargeStatus>> = {
+  PENDING: 'pending', // the bank is still opening the account
+  ...XENDIT_COUNTER_STATUS_MAP,
+};
 
 /**
  * No `canceled`: Xendit cannot cancel a pending e-wallet charge (void and refund act on paid ones),
@@ -251,24 +226,10 @@ export function vaIssued(
 
 /** A VA and its payment (or none) as one snapshot. `closedByUs`: our close call's own answer. */
 export function vaSnapshot(va: unknown, payment: PaymentFacts | null, closedByUs: boolean): ChargeSnapshot | undefined {
-  if (!isRecord(va)) return undefined;
-  const vaStatus = va['status'];
-  if (vaStatus !== 'PENDING' && vaStatus !== 'ACTIVE' && vaStatus !== 'INACTIVE') return undefined;
-  const state: XenditBankWireState =
-    payment !== null
-      ? (`PAYMENT_${payment.status}` satisfies PaymentState)
-      : vaStatus === 'INACTIVE' && closedByUs
-        ? 'INACTIVE_CLOSED'
-        : vaStatus;
-  const currency = str(va['currency']) ?? 'IDR';
-  return chargeSnapshot({
-    id: va['id'],
-    externalId: va['external_id'],
-    status: mapStatus(XENDIT_BANK_STATUS_MAP, state),
-    state,
-    currency,
-    amountMinor: fromXenditAmount(va['expected_amount'], currency),
-    payment,
+  return fixedObjectSnapshot(va, payment, closedByUs, {
+    statuses: XENDIT_VA_STATUSES,
+    statusMap: XENDIT_BANK_STATUS_MAP,
+    currency: (object) => str(object['currency']) ?? 'IDR',
   });
 }
 
@@ -276,21 +237,14 @@ export function vaSnapshot(va: unknown, payment: PaymentFacts | null, closedByUs
 export function parseVaCallback(rawBody: string): ParsedNotification {
   const body = jsonObject(rawBody);
   const paymentId = str(body?.['payment_id']);
-  const vaId = str(body?.['callback_virtual_account_id']);
   const currency = str(body?.['currency']) ?? 'IDR';
-  const amountMinor = fromXenditAmount(body?.['amount'], currency);
-  const snapshot =
-    amountMinor === undefined || amountMinor === 0n
-      ? undefined
-      : chargeSnapshot({
-          id: vaId,
-          externalId: body?.['external_id'],
-          status: XENDIT_BANK_STATUS_MAP.PAYMENT_SUCCESS,
-          state: 'PAYMENT_SUCCESS',
-          currency,
-          amountMinor,
-          payment: { status: 'SUCCESS', amountMinor, paidAt: date(body?.['transaction_timestamp']) ?? null },
-        });
+  const snapshot = paidObjectSnapshot({
+    id: str(body?.['callback_virtual_account_id']),
+    externalId: body?.['external_id'],
+    currency,
+    amountMinor: fromXenditAmount(body?.['amount'], currency),
+    paidAt: body?.['transaction_timestamp'],
+  });
   if (paymentId === undefined || snapshot === undefined) return { ok: false, reason: 'not a virtual account payment callback' };
   return { ok: true, eventId: `fva_payment:${paymentId}`, snapshot };
 }
@@ -334,19 +288,10 @@ export function fpcIssued(
 }
 
 export function fpcSnapshot(code: unknown, payment: PaymentFacts | null, closedByUs: boolean): ChargeSnapshot | undefined {
-  if (!isRecord(code)) return undefined;
-  const codeStatus = code['status'];
-  if (codeStatus !== 'ACTIVE' && codeStatus !== 'INACTIVE') return undefined;
-  const state: XenditCounterWireState =
-    payment !== null ? `PAYMENT_${payment.status}` : codeStatus === 'INACTIVE' && closedByUs ? 'INACTIVE_CLOSED' : codeStatus;
-  return chargeSnapshot({
-    id: code['id'],
-    externalId: code['external_id'],
-    status: mapStatus(XENDIT_COUNTER_STATUS_MAP, state),
-    state,
-    currency: 'IDR', // fixed payment codes are rupiah only
-    amountMinor: fromXenditAmount(code['expected_amount'], 'IDR'),
-    payment,
+  return fixedObjectSnapshot(code, payment, closedByUs, {
+    statuses: XENDIT_FPC_STATUSES,
+    statusMap: XENDIT_COUNTER_STATUS_MAP,
+    currency: () => 'IDR', // fixed payment codes are rupiah only
   });
 }
 
@@ -354,18 +299,15 @@ export function parseFpcCallback(rawBody: string): ParsedNotification {
   const body = jsonObject(rawBody);
   const paymentId = str(body?.['payment_id']) ?? str(body?.['fixed_payment_code_payment_id']);
   const wireStatus = body?.['status'];
-  const amountMinor = fromXenditAmount(body?.['amount'], 'IDR');
   const snapshot =
-    amountMinor === undefined || amountMinor === 0n || (wireStatus !== 'COMPLETED' && wireStatus !== 'SETTLING')
+    wireStatus !== 'COMPLETED' && wireStatus !== 'SETTLING'
       ? undefined
-      : chargeSnapshot({
+      : paidObjectSnapshot({
           id: body?.['fixed_payment_code_id'],
           externalId: body?.['external_id'],
-          status: XENDIT_COUNTER_STATUS_MAP.PAYMENT_SUCCESS,
-          state: 'PAYMENT_SUCCESS',
           currency: 'IDR',
-          amountMinor,
-          payment: { status: 'SUCCESS', amountMinor, paidAt: date(body?.['transaction_timestamp']) ?? null },
+          amountMinor: fromXenditAmount(body?.['amount'], 'IDR'),
+          paidAt: body?.['transaction_timestamp'],
         });
   if (paymentId === undefined || snapshot === undefined) return { ok: false, reason: 'not a retail outlet payment callback' };
   return { ok: true, eventId: `fpc_payment:${paymentId}`, snapshot };
@@ -475,6 +417,61 @@ export function parseEwalletCallback(rawBody: string): ParsedNotification {
 }
 
 // ── shared ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * A VA or payment code and its payment (or none) as one snapshot: the wire state is the payment's
+ * when there is one, else the object's own status (INACTIVE_CLOSED when our close call made it so).
+ */
+function fixedObjectSnapshot(
+  object: unknown,
+  payment: PaymentFacts | null,
+  closedByUs: boolean,
+  o: {
+    statuses: readonly (XenditVaStatus | XenditFpcStatus)[];
+    statusMap: Readonly<Record<XenditCounterWireState, ProviderChargeStatus>>;
+    currency: (object: Record<string, unknown>) => string;
+  },
+): ChargeSnapshot | undefined {
+  if (!isRecord(object)) return undefined;
+  const objectStatus = o.statuses.find((s) => s === object['status']);
+  if (objectStatus === undefined) return undefined;
+  const state: XenditBankWireState =
+    payment !== null
+      ? (`PAYMENT_${payment.status}` satisfies PaymentState)
+      : objectStatus === 'INACTIVE' && closedByUs
+        ? 'INACTIVE_CLOSED'
+        : objectStatus;
+  const currency = o.currency(object);
+  return chargeSnapshot({
+    id: object['id'],
+    externalId: object['external_id'],
+    status: mapStatus(o.statusMap, state),
+    state,
+    currency,
+    amountMinor: fromXenditAmount(object['expected_amount'], currency),
+    payment,
+  });
+}
+
+/** A payment callback's stand-in snapshot (until the status query answers): the object paid. */
+function paidObjectSnapshot(f: {
+  id: unknown;
+  externalId: unknown;
+  currency: string;
+  amountMinor: bigint | undefined;
+  paidAt: unknown;
+}): ChargeSnapshot | undefined {
+  if (f.amountMinor === undefined || f.amountMinor === 0n) return undefined;
+  return chargeSnapshot({
+    id: f.id,
+    externalId: f.externalId,
+    status: XENDIT_COUNTER_STATUS_MAP.PAYMENT_SUCCESS,
+    state: 'PAYMENT_SUCCESS',
+    currency: f.currency,
+    amountMinor: f.amountMinor,
+    payment: { status: 'SUCCESS', amountMinor: f.amountMinor, paidAt: date(f.paidAt) ?? null },
+  });
+}
 
 function chargeSnapshot(f: {
   id: unknown;

@@ -1,9 +1,18 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../../lib/logger.ts';
-import type { InboundNotification, SettlementEntry, SettlementReportOutcome, VerifyResult } from '../core/connector.ts';
+import type {
+  CallContext,
+  ChargeOutcome,
+  ChargeRequest,
+  InboundNotification,
+  Instructions,
+  SettlementEntry,
+  SettlementReportOutcome,
+  VerifyResult,
+} from '../core/connector.ts';
 import { createProviderHttp, type ProviderHttp, type ProviderHttpOptions, type ProviderResponse } from '../core/provider-http.ts';
 import { isRecord } from '../core/http-connector.ts';
-import { type PaymentFacts, paymentFromTransactions, settlementEntries } from './transformers.ts';
+import { type PaymentFacts, paymentFromTransactions, settlementEntries, toXenditAmount } from './transformers.ts';
 import type { XenditChannelCategory } from './wire.ts';
 
 /**
@@ -141,4 +150,59 @@ export function refusedOrUnknown(
 ): { kind: 'refused' | 'unknown'; code: string; message: string } {
   const error = xenditError(res, what);
   return { kind: res.status === 409 ? 'unknown' : 'refused', ...error };
+}
+
+/** What a create answer becomes when it is readable. */
+export interface XenditIssued {
+  providerReference: string;
+  instructions: Instructions;
+  expiresAt: Date;
+}
+
+/**
+ * The create call every Xendit connector makes: the amount in whole rupiah, POSTed with the
+ * attempt id as the idempotency key (a re-sent attempt gets the object Xendit already made), the
+ * answer read by `issued`. `label` names the object in messages ("virtual account", …).
+ */
+export async function createXenditObject(
+  client: XenditClient,
+  request: ChargeRequest,
+  ctx: CallContext,
+  o: {
+    path: string;
+    label: string;
+    body: (amount: number) => unknown;
+    /** The HTTP statuses of a made object (an e-wallet charge also answers 202: it waits for the payer). */
+    accepted: readonly number[];
+    issued: (body: unknown) => XenditIssued | undefined;
+  },
+): Promise<ChargeOutcome> {
+  const amount = toXenditAmount(request.amountMinor, request.currency);
+  if (amount === undefined) {
+    return { kind: 'refused', code: 'amount_not_whole_rupiah', message: 'Xendit takes whole rupiah amounts in IDR only' };
+  }
+  const res = await client.http.send(
+    { method: 'POST', path: o.path, body: o.body(amount), idempotencyKey: request.attemptId },
+    ctx.signal,
+  );
+  if (res.kind === 'unknown') return res;
+  if (!o.accepted.includes(res.status)) return refusedOrUnknown(res, `${o.label} create`);
+  const issued = o.issued(res.body);
+  return issued === undefined
+    ? { kind: 'unknown', code: 'bad_response', message: `unreadable ${o.label}` }
+    : { kind: 'issued', ...issued };
+}
+
+/** GET one object (`path` names it): its body, `not_found` on 404, unknown on anything else. */
+export async function readXenditObject(
+  client: XenditClient,
+  path: string,
+  label: string,
+  signal: AbortSignal,
+): Promise<{ kind: 'ok'; body: unknown } | { kind: 'not_found' } | { kind: 'unknown'; code: string; message: string }> {
+  const res = await client.http.send({ method: 'GET', path }, signal);
+  if (res.kind === 'unknown') return res;
+  if (res.status === 404) return { kind: 'not_found' };
+  if (res.status !== 200) return { kind: 'unknown', ...xenditError(res, `${label} read`) };
+  return { kind: 'ok', body: res.body };
 }

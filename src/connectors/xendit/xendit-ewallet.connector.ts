@@ -1,7 +1,7 @@
 import type { Connector, ConnectorCapabilities } from '../core/connector.ts';
 import { isRecord, str } from '../core/http-connector.ts';
 import { ewalletCreateBody, ewalletIssued, ewalletSnapshot, parseEwalletCallback, toXenditAmount } from './transformers.ts';
-import { type XenditClient, refusedOrUnknown, xenditError } from './xendit-client.ts';
+import { createXenditObject, readXenditObject, refusedOrUnknown, type XenditClient } from './xendit-client.ts';
 
 const WALLETS: Readonly<Record<string, string>> = {
   DANA: 'DANA',
@@ -31,34 +31,24 @@ export function createXenditEwalletConnector(client: XenditClient): Connector {
   return {
     capabilities: xenditEwalletCapabilities,
 
-    async createCharge(request, ctx) {
-      const amount = toXenditAmount(request.amountMinor, request.currency);
-      if (amount === undefined) {
-        return { kind: 'refused', code: 'amount_not_whole_rupiah', message: 'Xendit takes whole rupiah amounts in IDR only' };
-      }
-      const res = await http.send(
-        {
-          method: 'POST',
-          path: '/ewallets/charges',
-          body: ewalletCreateBody(request, amount, client.options.payerReturnUrl(request.paymentId)),
-          idempotencyKey: request.attemptId,
-        },
-        ctx.signal,
-      );
-      if (res.kind === 'unknown') return res;
-      // 202: the charge exists and waits for the payer.
-      if (res.status !== 200 && res.status !== 201 && res.status !== 202) return refusedOrUnknown(res, 'e-wallet charge');
-      const issued = ewalletIssued(res.body, request, WALLETS);
-      return issued === undefined
-        ? { kind: 'unknown', code: 'bad_response', message: 'unreadable e-wallet charge' }
-        : { kind: 'issued', ...issued };
-    },
+    createCharge: (request, ctx) =>
+      createXenditObject(client, request, ctx, {
+        path: '/ewallets/charges',
+        label: 'e-wallet charge',
+        body: (amount) => ewalletCreateBody(request, amount, client.options.payerReturnUrl(request.paymentId)),
+        // 202: the charge exists and waits for the payer.
+        accepted: [200, 201, 202],
+        issued: (body) => ewalletIssued(body, request, WALLETS),
+      }),
 
     async queryCharge(request, ctx) {
-      const res = await http.send({ method: 'GET', path: `/ewallets/charges/${enc(request.providerReference)}` }, ctx.signal);
-      if (res.kind === 'unknown') return res;
-      if (res.status === 404) return { kind: 'not_found' };
-      if (res.status !== 200) return { kind: 'unknown', ...xenditError(res, 'e-wallet charge read') };
+      const res = await readXenditObject(
+        client,
+        `/ewallets/charges/${enc(request.providerReference)}`,
+        'e-wallet charge',
+        ctx.signal,
+      );
+      if (res.kind !== 'ok') return res;
       const snapshot = ewalletSnapshot(res.body);
       return snapshot === undefined
         ? { kind: 'unknown', code: 'bad_response', message: 'unreadable e-wallet charge' }

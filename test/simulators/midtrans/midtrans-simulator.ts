@@ -1,12 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { MidtransTransaction } from '../../../src/connectors/midtrans/wire.ts';
 
 /**
  * A loopback simulator of Midtrans' Core API, written from its public documentation
  * (docs.midtrans.com: Charge API for bank_transfer / echannel / cstore, Get Status, Cancel, Expire,
  * HTTP(S) Notification, Status Codes). It is a real HTTP server on 127.0.0.1 with an ephemeral port,
- * independent of the connector's code (it computes its own signatures and renders its own shapes).
+ * independent of the connector's code (it computes its own signatures and renders its own answers;
+ * only the field types of a transaction come from the connector's wire description).
  *
  * Modeled: Basic auth with the server key (401 otherwise); `POST /v2/charge` (400 validation, 406
  * duplicate order_id while the order is live or paid; an expired or canceled order_id may be reused,
@@ -35,27 +37,18 @@ export interface MidtransSimulatorOptions {
   autoDeliver?: boolean;
 }
 
-export interface SimTransaction {
-  transaction_id: string;
-  order_id: string;
+/**
+ * A transaction as the simulator keeps it: the fields Midtrans renders (their types from the wire
+ * description the connector also reads), minus what `render` adds per answer, plus bookkeeping.
+ */
+export interface SimTransaction extends Omit<
+  MidtransTransaction,
+  'status_code' | 'status_message' | 'signature_key' | 'refunds' | 'merchant_id' | 'currency' | 'payment_type' | 'expiry_time'
+> {
   merchant_id: string;
-  gross_amount: string;
   currency: 'IDR';
   payment_type: 'bank_transfer' | 'echannel' | 'cstore';
-  transaction_time: string;
-  transaction_status: string;
-  fraud_status?: string;
-  settlement_time?: string;
   expiry_time: string;
-  va_numbers?: { bank: string; va_number: string }[];
-  permata_va_number?: string;
-  bill_key?: string;
-  biller_code?: string;
-  store?: string;
-  payment_code?: string;
-  custom_field1?: string;
-  custom_field2?: string;
-  custom_field3?: string;
   /** Simulator bookkeeping, not rendered. */
   notifyUrls: string[];
 }
