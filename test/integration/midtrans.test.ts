@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { importReportCommand } from '../../src/cli/settlement-import.ts';
 import { createMidtransConnectors } from '../../src/connectors/midtrans/midtrans.connector.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -90,7 +94,7 @@ describe('Midtrans connectors, end to end (production keys, loopback simulator)'
     { channel: 'bank' as const, connector: 'midtrans_bank', number: (i: Record<string, unknown>) => i['account_number'] },
     { channel: 'counter' as const, connector: 'midtrans_counter', number: (i: Record<string, unknown>) => i['payment_code'] },
   ]) {
-    it(`${c.connector}: create → payer pays → signed notification → payment.succeeded delivered; no settlement report`, async () => {
+    it(`${c.connector}: create → payer pays → signed notification → payment.succeeded delivered → settlement (imported report)`, async () => {
       const res = await create(c.channel);
       assert.equal(res.statusCode, 201, res.body);
       const created = json(res);
@@ -130,10 +134,36 @@ describe('Midtrans connectors, end to end (production keys, loopback simulator)'
       assert.ok(delivered[0] !== undefined && signedBy(delivery.endpointSecret, delivered[0]));
 
       // Settlement: Midtrans has no settlement report API (docs/connectors.md), so the connector
-      // declares none; the ingestion skips it and the payment stays unsettled, its funds pending.
+      // declares none and the ingestion skips it; the operator imports Midtrans' payout report.
       const ingest = await t.ingestSettlements(c.connector);
       assert.equal(ingest.connectors, 0);
       assert.equal((await payment(id))['settled_at'], null);
+      const report = join(mkdtempSync(join(tmpdir(), 'midtrans-report-')), 'payout.csv');
+      writeFileSync(
+        report,
+        'provider_reference,attempt_id,currency,gross,fee,net,settled_at\n' +
+          `${tx.transaction_id},${attempt.id},IDR,150000.00,4000.00,146000.00,${clock.now().toISOString()}\n`,
+      );
+      const imported = await importReportCommand(
+        {
+          store: t.testStore.store,
+          clock,
+          log: createLogger('silent'),
+          publicBaseUrl: 'http://127.0.0.1:8080',
+          connectors: t.connectors,
+          connectorTimeoutMs: CONNECTOR_TIMEOUT_MS,
+        },
+        c.connector,
+        report,
+      );
+      assert.ok(imported.ok, imported.ok ? '' : imported.problem);
+      const settled = await payment(id);
+      assert.equal(settled['fee'], 4000);
+      assert.equal(settled['net'], 146_000);
+      const settlement = json(await t.call('GET', `/settlement/${String(settled['settlement_id'])}`, { key: t.a.productionKey }));
+      assert.equal(settlement['connector'], c.connector);
+      assert.equal(settlement['gross'], 150_000);
+      assert.deepEqual((await t.eventTypes(id)).slice(-1), ['payment.settled']);
     });
   }
 
