@@ -20,6 +20,7 @@ import { registerListPaymentMethods } from './http/routes/payment-method/list-pa
 import { registerPayPage } from './http/routes/pay/get-pay-page.route.ts';
 import { registerPayStatus } from './http/routes/pay/get-pay-status.route.ts';
 import { registerChannelRoutes } from './http/routes/channel-routes.ts';
+import { registerDashboard } from './http/dashboard/dashboard-routes.ts';
 import { type Readiness, registerHealth } from './http/routes/ops/health.route.ts';
 import { registerReference } from './http/routes/ops/reference.route.ts';
 import { addMoneySchemas, registerMoneyRoutes } from './http/routes/register-money-routes.ts';
@@ -206,15 +207,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
   };
   registerMoneyRoutes(app, { ...routeDeps, reconcile: keyedProviderCalls });
-  registerCreateRefund(app, {
-    refund: {
-      ...keyedProviderCalls,
-      failpoints: deps.failpoints,
-      refundSyncDelayMs: deps.refundSyncDelayMs ?? REFUND_SYNC_DELAY_MS,
-    },
-  });
+  const refundDeps = {
+    ...keyedProviderCalls,
+    failpoints: deps.failpoints,
+    refundSyncDelayMs: deps.refundSyncDelayMs ?? REFUND_SYNC_DELAY_MS,
+  };
+  registerCreateRefund(app, { refund: refundDeps });
   registerGetRefund(app, routeDeps);
   registerGetBalance(app, routeDeps);
+  // The merchant dashboard (docs/dashboard.md): session-authenticated pages over the same modules.
+  await registerDashboard(app, {
+    store: deps.store,
+    clock: deps.clock,
+    log: deps.log,
+    secret: deps.secret,
+    publicBaseUrl: deps.publicBaseUrl,
+    connectors: deps.connectors,
+    refund: refundDeps,
+    reconcile: keyedProviderCalls,
+    ...(deps.rateLimiter === undefined ? {} : { rateLimiter: deps.rateLimiter }),
+  });
   await registerChannelRoutes(app, {
     cancelPayment: {
       ...lifecycle,

@@ -14,6 +14,7 @@ import {
 import { createMerchantService } from '../modules/merchants/merchant-service.ts';
 import { listExceptionsCommand, resolveExceptionCommand } from './settlement-exceptions.ts';
 import { importReportCommand } from './settlement-import.ts';
+import { isMerchantCommand, merchantUsage, runMerchantCli } from './merchant-cli.ts';
 import { runWorker } from './worker.ts';
 import {
   BUILT_IN_CAPABILITIES,
@@ -47,7 +48,8 @@ const USAGE = `Usage: tributary <command> [options]
   migrate                                        apply pending migrations and exit
   worker                                         dispatch webhooks until SIGTERM (any number, on PostgreSQL)
 
-Configuration comes from the environment (DATA_DIR, DATABASE_URL, TRIBUTARY_SECRET); see README.`;
+Operator commands open the store: configuration comes from the environment (DATA_DIR, DATABASE_URL,
+TRIBUTARY_SECRET); see README.`;
 
 class UsageError extends Error {}
 
@@ -63,6 +65,14 @@ function environmentArg(value: string | undefined): Environment {
 }
 
 async function run(argv: string[]): Promise<void> {
+  // The merchant's commands talk to the API with an API key and never open the store.
+  if (isMerchantCommand(argv)) {
+    const code = await runMerchantCli(argv);
+    // fetch's idle keep-alive connection would hold the process open for a while after the work
+    // is done: exit once what was written has been flushed.
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+    process.exit(code);
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -81,7 +91,7 @@ async function run(argv: string[]): Promise<void> {
   });
   const [group, action, arg] = positionals;
   if (values.help || group === undefined) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${USAGE}\n\n${merchantUsage()}\n`);
     return;
   }
   const config = loadConfig();

@@ -11,7 +11,7 @@ import { REFUND_SYNC_DELAY_MS, syncDueRefunds } from '../../src/jobs/refund-sync
 import { syncDueAttempts } from '../../src/jobs/status-sync.ts';
 import { type Clock, ManualClock } from '../../src/lib/clock.ts';
 import { type Failpoints, noFailpoints } from '../../src/lib/failpoints.ts';
-import { createLogger } from '../../src/lib/logger.ts';
+import { createLogger, type Logger } from '../../src/lib/logger.ts';
 import { createAuthenticator } from '../../src/modules/merchants/authenticator.ts';
 import { createMerchantService, type MerchantService } from '../../src/modules/merchants/merchant-service.ts';
 import { processDueNotifications } from '../../src/modules/notifications/process-notifications.ts';
@@ -98,13 +98,17 @@ export interface TestAppOptions {
   rateLimiter?: RateLimiter;
   /** The sandbox providers' settlement schedule (default: theirs, T+1 day; null: on demand only). */
   settlementDelayMs?: number | null;
+  /** The app's logger (default: silent, or TEST_LOG_LEVEL): a test that reads the log lines passes its own. */
+  log?: Logger;
+  /** PUBLIC_BASE_URL (default http://127.0.0.1:8080); an https one makes the dashboard cookie Secure. */
+  publicBaseUrl?: string;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const testStore = options.testStore ?? (await openTestStore());
   const { store } = testStore;
   const clock = options.clock ?? new ManualClock(new Date());
-  const log = createLogger(process.env['TEST_LOG_LEVEL'] ?? 'silent');
+  const log = options.log ?? createLogger(process.env['TEST_LOG_LEVEL'] ?? 'silent');
   let baseUrl = '';
   // The providers run inside the app, on loopback, like the embedded default; notifications go out
   // only when a test calls deliverNotifications(), so no test waits on a timer.
@@ -145,7 +149,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     failpoints,
     log,
     readiness,
-    publicBaseUrl: PUBLIC_BASE_URL,
+    publicBaseUrl: options.publicBaseUrl ?? PUBLIC_BASE_URL,
     secret: TEST_SECRET,
     webhookAllowlist: options.webhookAllowlist ?? [],
     bodyLimitBytes: 64 * 1024,

@@ -94,3 +94,20 @@ export async function listEvents(
   );
   return rows.map(fromRow);
 }
+
+/** The events of some objects (a payment and its refunds), oldest first; at most `limit`. */
+export async function listEventsOfObjects(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  objectIds: readonly string[],
+  limit: number,
+): Promise<EventRecord[]> {
+  if (objectIds.length === 0) return [];
+  const rows = await q.query<EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE object_id = ANY($1::text[]) AND merchant_id = $2 AND environment = $3
+     ORDER BY created_at, id LIMIT $4`,
+    [objectIds, merchantId, environment, limit],
+  );
+  return rows.map(fromRow);
+}

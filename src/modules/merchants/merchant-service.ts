@@ -32,6 +32,15 @@ export interface IssuedKey {
   secret: string;
 }
 
+/** Whose keys a caller may manage: the dashboard passes its session's merchant and environment. */
+export interface KeyScope {
+  merchantId: string;
+  environment: Environment;
+}
+
+const inScope = (key: ApiKeyRecord, scope: KeyScope | undefined) =>
+  scope === undefined || (key.merchantId === scope.merchantId && key.environment === scope.environment);
+
 export function createMerchantService(deps: MerchantServiceDeps) {
   async function issueKey(merchantId: string, environment: Environment, q: Queryable = deps.store): Promise<IssuedKey> {
     const secret = generateApiKey(environment);
@@ -69,9 +78,18 @@ export function createMerchantService(deps: MerchantServiceDeps) {
 
     listKeys: (merchantId: string) => listApiKeys(deps.store, merchantId),
 
-    async revokeKey(keyId: string): Promise<'revoked' | 'not_found' | 'already_revoked'> {
+    /** The keys of one merchant in one environment (the dashboard: a key manages its own environment only). */
+    async listKeysOf(scope: KeyScope): Promise<ApiKeyRecord[]> {
+      return (await listApiKeys(deps.store, scope.merchantId)).filter((k) => k.environment === scope.environment);
+    },
+
+    /**
+     * Revokes a key. With a scope (the dashboard), a key of another merchant or environment is
+     * `not_found`, exactly like an unknown one.
+     */
+    async revokeKey(keyId: string, scope?: KeyScope): Promise<'revoked' | 'not_found' | 'already_revoked'> {
       const key = await findApiKey(deps.store, keyId);
-      if (key === undefined) return 'not_found';
+      if (key === undefined || !inScope(key, scope)) return 'not_found';
       return (await revokeApiKey(deps.store, keyId, deps.clock.now())) ? 'revoked' : 'already_revoked';
     },
 
@@ -79,9 +97,13 @@ export function createMerchantService(deps: MerchantServiceDeps) {
      * Rolls a key: a new key for the same merchant and environment now, the old one keeps working
      * for `overlapMs` so that deployments can switch without downtime.
      */
-    async rollKey(keyId: string, overlapMs: number): Promise<{ issued: IssuedKey; oldExpiresAt: Date } | undefined> {
+    async rollKey(
+      keyId: string,
+      overlapMs: number,
+      scope?: KeyScope,
+    ): Promise<{ issued: IssuedKey; oldExpiresAt: Date } | undefined> {
       const old = await findApiKey(deps.store, keyId);
-      if (old === undefined || old.revokedAt !== null) return undefined;
+      if (old === undefined || old.revokedAt !== null || !inScope(old, scope)) return undefined;
       const oldExpiresAt = new Date(deps.clock.now().getTime() + overlapMs);
       return deps.store.transaction(async (tx) => {
         const issued = await issueKey(old.merchantId, old.environment, tx);

@@ -185,6 +185,20 @@ export async function findReconciliationByInputs(
   return rows[0] === undefined ? undefined : fromRow(rows[0]);
 }
 
+/** The tenant's latest reconciliations, newest first (the dashboard). */
+export async function listRecentReconciliations(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  limit: number,
+): Promise<Reconciliation[]> {
+  const rows = await q.query<ReconciliationRow>(
+    `SELECT * FROM reconciliations WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at DESC, id DESC LIMIT $3`,
+    [merchantId, environment, limit],
+  );
+  return rows.map(fromRow);
+}
+
 export async function findReconciliation(
   q: Queryable,
   merchantId: string,
@@ -208,6 +222,8 @@ export interface LinePageQuery {
   limit?: number;
   /** Only lines with this result. */
   result?: LineResult;
+  /** Only the lines that are not `matched` (the dashboard's discrepancies view). */
+  discrepanciesOnly?: boolean;
 }
 
 /**
@@ -228,6 +244,7 @@ export async function listReconciliationLines(
     params.push(page.result);
     where += ` AND result = $${params.length}`;
   }
+  if (page.discrepanciesOnly === true) where += ` AND result <> 'matched'`;
   let limit = '';
   if (page.limit !== undefined) {
     // One more than asked says whether another page follows.

@@ -102,6 +102,20 @@ export async function findRefund(
   return rows[0] === undefined ? undefined : refundFromRow(rows[0]);
 }
 
+/** A payment's refunds, oldest first (the dashboard's payment timeline). */
+export async function listRefundsOfPayment(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  paymentId: string,
+): Promise<Refund[]> {
+  const rows = await q.query<RefundRow>(
+    'SELECT * FROM refunds WHERE payment_id = $1 AND merchant_id = $2 AND environment = $3 ORDER BY created_at, id',
+    [paymentId, merchantId, environment],
+  );
+  return rows.map(refundFromRow);
+}
+
 /** The refund, locked for the rest of the transaction (lock its payment first). */
 export async function lockRefund(
   q: Queryable,

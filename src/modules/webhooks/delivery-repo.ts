@@ -374,6 +374,18 @@ export async function listDeliveriesOfEvent(
   eventId: string,
   limit: number,
 ): Promise<DeliveryRecord[]> {
+  return listDeliveriesOfEvents(q, merchantId, environment, [eventId], limit);
+}
+
+/** The deliveries of several events (the dashboard's payment timeline), oldest first, with their attempts. */
+export async function listDeliveriesOfEvents(
+  q: Queryable,
+  merchantId: string,
+  environment: Environment,
+  eventIds: readonly string[],
+  limit: number,
+): Promise<DeliveryRecord[]> {
+  if (eventIds.length === 0) return [];
   const rows = await q.query<{
     id: string;
     event_id: string;
@@ -391,9 +403,9 @@ export async function listDeliveriesOfEvent(
   }>(
     `SELECT id, event_id, endpoint_id, callback_url, trigger, status, failure_reason, attempt_count, next_attempt_at,
             last_attempt_at, last_status_code, created_at, completed_at
-     FROM webhook_deliveries WHERE event_id = $1 AND merchant_id = $2 AND environment = $3
+     FROM webhook_deliveries WHERE event_id = ANY($1::text[]) AND merchant_id = $2 AND environment = $3
      ORDER BY created_at, id LIMIT $4`,
-    [eventId, merchantId, environment, limit],
+    [eventIds, merchantId, environment, limit],
   );
   const attempts = await q.query<{
     id: string;
@@ -444,6 +456,85 @@ export async function listDeliveriesOfEvent(
     completedAt: r.completed_at,
     attempts: byDelivery.get(r.id) ?? [],
   }));
+}
+
+/** How an endpoint's recent deliveries went (the dashboard's webhook endpoints screen). */
+export interface EndpointHealth {
+  endpointId: string;
+  /** HTTP attempts made since `since`, and how many of them succeeded (2xx). */
+  attempts: number;
+  succeeded: number;
+  /** Deliveries still waiting for an attempt or a retry. */
+  pending: number;
+  lastSuccessAt: Date | null;
+  lastFailure: Pick<AttemptRecord, 'attemptedAt' | 'outcome' | 'statusCode' | 'error' | 'url'> | null;
+}
+
+/**
+ * Per endpoint of the tenant: the attempts of deliveries created since `since` (index
+ * webhook_deliveries_by_endpoint_created), pending deliveries, and the latest failed attempt.
+ */
+export async function endpointHealth(
+  q: Queryable,
+  tenant: Tenant,
+  endpointIds: readonly string[],
+  since: Date,
+): Promise<Map<string, EndpointHealth>> {
+  const health = new Map<string, EndpointHealth>(
+    endpointIds.map((id) => [
+      id,
+      { endpointId: id, attempts: 0, succeeded: 0, pending: 0, lastSuccessAt: null, lastFailure: null },
+    ]),
+  );
+  if (endpointIds.length === 0) return health;
+  const params = [endpointIds, tenant.merchantId, tenant.environment, since];
+  const recent = `FROM webhook_deliveries d WHERE d.endpoint_id = ANY($1::text[]) AND d.merchant_id = $2 AND d.environment = $3
+    AND d.created_at >= $4`;
+  const counts = await q.query<{ endpoint_id: string; attempts: bigint; succeeded: bigint; last_success_at: Date | null }>(
+    `SELECT d.endpoint_id, count(a.id) AS attempts, count(a.id) FILTER (WHERE a.outcome = 'succeeded') AS succeeded,
+            max(a.attempted_at) FILTER (WHERE a.outcome = 'succeeded') AS last_success_at
+     ${recent.replace('FROM webhook_deliveries d', 'FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id')}
+     GROUP BY d.endpoint_id`,
+    params,
+  );
+  const pending = await q.query<{ endpoint_id: string; n: bigint }>(
+    `SELECT d.endpoint_id, count(*) AS n FROM webhook_deliveries d
+     WHERE d.endpoint_id = ANY($1::text[]) AND d.merchant_id = $2 AND d.environment = $3 AND d.status = 'pending'
+     GROUP BY d.endpoint_id`,
+    params.slice(0, 3),
+  );
+  const failures = await q.query<{
+    endpoint_id: string;
+    attempted_at: Date;
+    outcome: AttemptOutcome;
+    status_code: number | null;
+    error: string | null;
+    url: string;
+  }>(
+    `SELECT DISTINCT ON (d.endpoint_id) d.endpoint_id, a.attempted_at, a.outcome, a.status_code, a.error, a.url
+     ${recent.replace('FROM webhook_deliveries d', 'FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id')}
+       AND a.outcome <> 'succeeded'
+     ORDER BY d.endpoint_id, a.attempted_at DESC, a.id DESC`,
+    params,
+  );
+  for (const r of counts) {
+    const h = health.get(r.endpoint_id);
+    if (h === undefined) continue;
+    // Counts, not money: bounded by retention, far below 2^53.
+    h.attempts = Number(r.attempts);
+    h.succeeded = Number(r.succeeded);
+    h.lastSuccessAt = r.last_success_at;
+  }
+  for (const r of pending) {
+    const h = health.get(r.endpoint_id);
+    if (h !== undefined) h.pending = Number(r.n);
+  }
+  for (const r of failures) {
+    const h = health.get(r.endpoint_id);
+    if (h === undefined) continue;
+    h.lastFailure = { attemptedAt: r.attempted_at, outcome: r.outcome, statusCode: r.status_code, error: r.error, url: r.url };
+  }
+  return health;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,250 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { quickStart } from '../harness/test-app.ts';
+import { createWebhookTestbed, type WebhookTestbed } from '../harness/webhook-testbed.ts';
+
+/**
+ * The merchant dashboard in a real browser: Debian's Chromium driven by playwright-core, against
+ * the app on a loopback port. Signs in, visits every screen, refunds, redelivers, creates, rolls
+ * and revokes a key through the forms, and saves a screenshot of each screen under
+ * test-output/dashboard/ (git-ignored) for a person to look at.
+ */
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const SKIP = existsSync(CHROMIUM)
+  ? false
+  : `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH to run the dashboard browser test`;
+const OUTPUT_DIR = join(process.cwd(), 'test-output', 'dashboard');
+const UI_TIMEOUT_MS = 15_000;
+const DAY_MS = 86_400_000;
+
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe('merchant dashboard in Chromium', { skip: SKIP }, () => {
+  let tb: WebhookTestbed;
+  let base: string;
+  let context: BrowserContext;
+  let profile: string;
+  let page: Page;
+  const problems: string[] = [];
+  let paymentId = '';
+
+  before(async () => {
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    tb = await createWebhookTestbed();
+    const t = tb.t;
+    base = t.baseUrl;
+    // Webhook endpoints: one that answers 200, one that answers 500 (its health shows the failure).
+    tb.receiver.respond = (r) =>
+      r.path === '/failing' ? { status: 500, body: 'temporarily down' } : { status: 200, body: 'ok' };
+    await tb.createEndpoint({ url: tb.receiver.url('/hook'), description: 'Order service' });
+    await tb.createEndpoint({ url: tb.receiver.url('/failing'), description: 'Analytics' });
+    // A paid payment (the one the test refunds and redelivers), a settled one, one the provider
+    // settled that Tributary has not recorded, and one whose report line carries the wrong amount.
+    paymentId = (await t.paidBankPayment()).id;
+    const settled = await t.paidBankPayment();
+    assert.equal(
+      (await t.call('POST', `/sandbox/payment/${settled.id}/simulate`, { body: { outcome: 'settled' } })).statusCode,
+      202,
+    );
+    const mismatched = await t.paidBankPayment();
+    assert.equal(
+      (await t.call('POST', `/sandbox/payment/${mismatched.id}/simulate`, { body: { outcome: 'settled' } })).statusCode,
+      202,
+    );
+    const unrecorded = await t.paidBankPayment();
+    assert.equal(t.provider('sandbox_bank').simulate(unrecorded.charge, 'settle', undefined).status, 200);
+    t.provider('sandbox_bank').faults = { settlementReport: [{ kind: 'amount', chargeId: mismatched.charge }] };
+    const pending = await t.call('POST', '/payment/create', { body: quickStart({ channel: 'counter' }) });
+    assert.equal(pending.statusCode, 201, pending.body);
+    // One round of webhook sends: the good endpoint succeeds, the failing one has a failed attempt.
+    await tb.dispatcher.drain();
+
+    profile = mkdtempSync(join(tmpdir(), 'tributary-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: LAUNCH_ARGS,
+      viewport: { width: 1280, height: 900 },
+      timeout: UI_TIMEOUT_MS,
+    });
+    page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  });
+  after(async () => {
+    if (tb !== undefined) tb.t.provider('sandbox_bank').faults = {};
+    await context?.close();
+    if (profile !== undefined) rmSync(profile, { recursive: true, force: true });
+    await tb?.close();
+  });
+
+  const shot = async (name: string) => {
+    await page.screenshot({ path: join(OUTPUT_DIR, `${name}.png`), fullPage: true });
+  };
+  const text = async (selector: string) => ((await page.locator(selector).first().textContent()) ?? '').trim();
+
+  it('signs in with the secret key; nothing of the key stays in the browser', async () => {
+    const res = await page.goto(`${base}/dashboard/payments`);
+    assert.equal(res?.status(), 200);
+    assert.equal(new URL(page.url()).pathname, '/dashboard/login');
+    await shot('01-login');
+    await page.fill('#api-key', tb.t.a.sandboxKey);
+    await Promise.all([page.waitForURL(`${base}/dashboard/payments`), page.click('#login')]);
+    assert.equal(await text('#merchant-name'), 'Merchant A');
+    assert.equal(await text('#environment'), 'Sandbox');
+    const cookies = await context.cookies(`${base}/dashboard/payments`);
+    assert.equal(cookies.length, 1);
+    assert.equal(cookies[0]?.httpOnly, true);
+    assert.equal(cookies[0]?.sameSite, 'Strict');
+    assert.ok(!page.url().includes('sk_'));
+    const stored = await page.evaluate(
+      'JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])',
+    );
+    assert.ok(!String(stored).includes('sk_test_'), 'no key in storage');
+    assert.equal(await page.evaluate('document.cookie'), '', 'the session cookie is not readable by script');
+  });
+
+  it('lists payments with filters, search and paging', async () => {
+    assert.ok((await page.locator('#payments tbody tr').count()) >= 5);
+    await shot('02-payments');
+    await page.selectOption('#filter-status', 'pending');
+    await page.selectOption('#filter-channel', 'counter');
+    await Promise.all([page.waitForURL(/status=pending/), page.click('#apply-filters')]);
+    assert.equal(await page.locator('#payments tbody tr').count(), 1);
+    await page.goto(`${base}/dashboard/payments`);
+    await page.fill('#filter-q', paymentId);
+    await Promise.all([page.waitForURL(`${base}/dashboard/payments/${paymentId}`), page.click('#apply-filters')]);
+    await page.reload(); // a refresh keeps the session
+    assert.match(await text('h1'), new RegExp(paymentId));
+  });
+
+  it("shows a payment's timeline and refunds part of it", async () => {
+    assert.ok((await page.locator('#timeline li.k-attempt').count()) >= 1);
+    assert.ok((await page.locator('#timeline li.k-notification').count()) >= 1);
+    assert.ok((await page.locator('#timeline li.k-event').count()) >= 2);
+    assert.ok(
+      (await page.locator('#timeline pre.response-body', { hasText: 'temporarily down' }).count()) >= 1,
+      'a failed response body',
+    );
+    await shot('03-payment');
+    await page.fill('#refund-amount', '50000');
+    await page.selectOption('#refund-reason', 'requested_by_customer');
+    await Promise.all([page.waitForURL(/notice=refund/), page.click('#refund-submit')]);
+    assert.match(await text('#notice'), /Refund requested/);
+    assert.equal(await page.locator('#timeline li.k-refund').count(), 1);
+    assert.match(await text('#timeline li.k-refund'), /IDR 50,000\.00/);
+  });
+
+  it('redelivers an event', async () => {
+    const event = page.locator('#timeline li.k-event', { hasText: 'payment.succeeded' }).first();
+    const before = await event.locator('li.delivery').count();
+    await Promise.all([page.waitForURL(/notice=redelivered/), event.locator('button', { hasText: /^Redeliver$/ }).click()]);
+    assert.match(await text('#notice'), /Redelivery scheduled/);
+    const after = page.locator('#timeline li.k-event', { hasText: 'payment.succeeded' }).first();
+    assert.equal(await after.locator('li.delivery').count(), before + 2, 'one new delivery per enabled endpoint');
+    assert.ok((await after.locator('li.delivery', { hasText: 'redelivery' }).count()) === 2);
+    await shot('04-payment-after-refund-and-redelivery');
+  });
+
+  it('shows webhook endpoints with their health', async () => {
+    await page.click('#nav-webhooks');
+    await page.waitForURL(`${base}/dashboard/webhooks`);
+    const rows = page.locator('#endpoints tbody tr');
+    assert.equal(await rows.count(), 2);
+    assert.match(await text('#endpoints tbody tr:has-text("/failing") .last-failure'), /HTTP 500/);
+    assert.match(await text('#endpoints tbody tr:has-text("/failing") .health-rate'), /^0%/);
+    assert.match(await text('#endpoints tbody tr:has-text("/hook") .health-rate'), /^100%/);
+    await shot('05-webhooks');
+  });
+
+  it('creates, rolls and revokes a key', async () => {
+    await page.click('#nav-keys');
+    await page.waitForURL(`${base}/dashboard/keys`);
+    const initial = await page.locator('#keys tbody tr').count();
+    await page.click('#create-key');
+    await page.locator('#new-secret').waitFor();
+    const created = await text('#new-secret');
+    assert.match(created, /^sk_test_[0-9A-Za-z]{32}$/);
+    assert.equal(await page.locator('#keys tbody tr').count(), initial + 1);
+    await shot('06-keys-created');
+    const createdId = (await text('#revealed-key h2 code')).trim();
+    await page.fill(`#overlap-${createdId}`, '0');
+    await page.click(`#roll-${createdId}`);
+    await page.locator('#revealed-key h2 code', { hasNotText: createdId }).waitFor();
+    const rolled = await text('#new-secret');
+    assert.ok(rolled !== created && /^sk_test_/.test(rolled));
+    const rolledId = (await text('#revealed-key h2 code')).trim();
+    assert.equal((await tb.t.call('GET', '/balance', { key: created })).statusCode, 401, 'rolled with no overlap');
+    assert.equal((await tb.t.call('GET', '/balance', { key: rolled })).statusCode, 200);
+    await page.goto(`${base}/dashboard/keys`);
+    assert.equal(await page.locator('#new-secret').count(), 0, 'a secret is shown once, not again');
+    await Promise.all([page.waitForURL(/notice=key_revoked/), page.click(`#revoke-${rolledId}`)]);
+    assert.match(await text(`#keys tr[data-key-id="${rolledId}"]`), /revoked/);
+    assert.equal((await tb.t.call('GET', '/balance', { key: rolled })).statusCode, 401);
+    await shot('07-keys');
+  });
+
+  it('shows the balance, including what is owed to payers', async () => {
+    await page.click('#nav-balance');
+    await page.waitForURL(`${base}/dashboard/balance`);
+    assert.ok((await page.locator('#balances tr[data-currency="IDR"]').count()) === 1);
+    assert.match(await text('#balances tr[data-currency="IDR"] .owed-to-payers'), /^IDR \d/);
+    assert.match(await text('#balances tr[data-currency="IDR"] .refunds-in-flight'), /^IDR 50,000\.00$/);
+    await shot('08-balance');
+  });
+
+  it('lists settlements and shows one', async () => {
+    await page.click('#nav-settlements');
+    await page.waitForURL(`${base}/dashboard/settlements`);
+    assert.ok((await page.locator('#settlements tbody tr').count()) >= 1);
+    await shot('09-settlements');
+    await Promise.all([page.waitForURL(/\/dashboard\/settlements\/stl_/), page.locator('#settlements tbody a').first().click()]);
+    assert.ok((await page.locator('#settlement-lines tbody tr').count()) >= 1);
+    await shot('10-settlement');
+  });
+
+  it('reconciles a window and shows the lines that do not match', async () => {
+    await page.click('#nav-reconciliation');
+    await page.waitForURL(`${base}/dashboard/reconciliation`);
+    const now = tb.clock.now().getTime();
+    await page.selectOption('#reconcile-connector', 'sandbox_bank');
+    await page.fill('#reconcile-from', new Date(now - DAY_MS).toISOString().slice(0, 16));
+    await page.fill('#reconcile-to', new Date(now + DAY_MS).toISOString().slice(0, 16));
+    await shot('11-reconciliation-form');
+    await Promise.all([page.waitForURL(/\/dashboard\/reconciliation\/rec_/), page.click('#reconcile-submit')]);
+    assert.match(await text('#reconciliation-status'), /discrepancies/);
+    const results = await page
+      .locator('#discrepancies tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-result')));
+    assert.deepEqual([...results].sort(), ['amount_mismatch', 'missing_in_ours']);
+    await shot('12-reconciliation');
+  });
+
+  it('signs out', async () => {
+    await Promise.all([page.waitForURL(/\/dashboard\/login/), page.click('#logout')]);
+    assert.match(await text('#notice'), /Signed out/);
+    const res = await page.goto(`${base}/dashboard/balance`);
+    assert.equal(res?.status(), 200);
+    assert.equal(new URL(page.url()).pathname, '/dashboard/login');
+  });
+
+  it('logged no console error, CSP refusal or script exception on any page', () => {
+    assert.deepEqual(problems, []);
+  });
+});

@@ -1,0 +1,381 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createTestApp, json, PUBLIC_BASE_URL, quickStart, type TestApp } from '../harness/test-app.ts';
+
+/**
+ * The merchant dashboard over HTTP (docs/dashboard.md): login and logout, the cookie's flags,
+ * CSRF and cross-origin refusals, sessions that end with their key, no key or token in the logs,
+ * and tenant isolation (merchant B's session never sees or touches merchant A's things).
+ */
+interface Session {
+  cookie: string;
+  csrf: string;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+
+function form(fields: Record<string, string>): string {
+  return new URLSearchParams(fields).toString();
+}
+
+function cookieOf(res: LightMyRequestResponse): string {
+  const header = res.headers['set-cookie'];
+  const first = Array.isArray(header) ? header[0] : header;
+  assert.ok(typeof first === 'string', 'no Set-Cookie');
+  return first;
+}
+
+async function get(t: TestApp, url: string, s?: Session): Promise<LightMyRequestResponse> {
+  return t.app.inject({ method: 'GET', url, headers: s === undefined ? {} : { cookie: s.cookie } });
+}
+
+async function post(
+  t: TestApp,
+  url: string,
+  fields: Record<string, string>,
+  s?: Session,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': FORM, ...(s === undefined ? {} : { cookie: s.cookie }), ...headers },
+    payload: form(fields),
+  });
+}
+
+async function login(t: TestApp, key: string): Promise<Session> {
+  const res = await post(t, '/dashboard/login', { api_key: key });
+  assert.equal(res.statusCode, 303, res.body);
+  assert.equal(res.headers['location'], '/dashboard/payments');
+  const cookie = cookieOf(res).split(';')[0] as string;
+  const page = await get(t, '/dashboard/keys', { cookie, csrf: '' });
+  assert.equal(page.statusCode, 200, page.body);
+  const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)?.[1];
+  assert.ok(csrf !== undefined, 'no CSRF token on the page');
+  return { cookie, csrf };
+}
+
+function revealedKeyId(body: string): string {
+  const id = /<h2>New key <code>(key_[0-9A-Z]+)<\/code>/.exec(body)?.[1];
+  assert.ok(id !== undefined, 'no new key on the page');
+  return id;
+}
+
+const signedIn = (res: LightMyRequestResponse) => res.statusCode === 200;
+const toLogin = (res: LightMyRequestResponse) => res.statusCode === 303 && res.headers['location'] === '/dashboard/login';
+
+describe('dashboard over HTTP', () => {
+  let t: TestApp;
+  const logLines: string[] = [];
+
+  before(async () => {
+    // A logger at debug (one access line per request) whose lines the test reads.
+    const log = createLogger('debug', { write: (line: string) => void logLines.push(line) });
+    t = await createTestApp({ log, webhookAllowlist: ['127.0.0.1'] });
+  });
+  after(() => t?.close());
+
+  it('sends an anonymous visitor to the login form, with the strict headers', async () => {
+    const res = await get(t, '/dashboard/payments');
+    assert.ok(toLogin(res));
+    const page = await get(t, '/dashboard/login');
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-type']), /^text\/html/);
+    const csp = String(page.headers['content-security-policy']);
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /form-action 'self'/);
+    assert.doesNotMatch(csp, /script-src/);
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+    assert.equal(page.headers['cache-control'], 'no-store');
+    assert.match(page.body, /name="api_key"/);
+  });
+
+  it('logs in with a key: an HttpOnly SameSite=Strict session cookie, not Secure over plain http', async () => {
+    const res = await post(t, '/dashboard/login', { api_key: t.a.sandboxKey });
+    assert.equal(res.statusCode, 303);
+    const cookie = cookieOf(res);
+    assert.match(cookie, /^tributary_dashboard=[A-Za-z0-9_-]{43}; /);
+    assert.match(cookie, /; HttpOnly/);
+    assert.match(cookie, /; SameSite=Strict/);
+    assert.match(cookie, /; Path=\/dashboard/);
+    assert.doesNotMatch(cookie, /Secure/);
+    assert.ok(!cookie.includes(t.a.sandboxKey));
+    assert.ok(!String(res.headers['location']).includes('sk_'));
+    const page = await get(t, '/dashboard/payments', { cookie: cookie.split(';')[0] as string, csrf: '' });
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /Merchant A/);
+    assert.match(page.body, /id="environment"[^>]*>\s*Sandbox/);
+    assert.ok(!page.body.includes(t.a.sandboxKey), 'the key is never on a page');
+  });
+
+  it('refuses a wrong, malformed or revoked key without echoing it', async () => {
+    const wrong = `sk_test_${'x'.repeat(32)}`;
+    const res = await post(t, '/dashboard/login', { api_key: wrong });
+    assert.equal(res.statusCode, 401);
+    assert.equal(res.headers['set-cookie'], undefined);
+    assert.ok(!res.body.includes(wrong));
+    assert.match(res.body, /not valid/);
+    const bad = await post(t, '/dashboard/login', { api_key: 'hello' });
+    assert.equal(bad.statusCode, 401);
+    const issued = await t.merchants.createKey(t.a.id, 'sandbox');
+    assert.ok(issued);
+    await t.merchants.revokeKey(issued.key.id);
+    assert.equal((await post(t, '/dashboard/login', { api_key: issued.secret })).statusCode, 401);
+  });
+
+  it('logs out: the session is ended on the server, not only the cookie cleared', async () => {
+    const s = await login(t, t.a.sandboxKey);
+    const res = await post(t, '/dashboard/logout', { csrf_token: s.csrf }, s);
+    assert.equal(res.statusCode, 303);
+    assert.match(cookieOf(res), /Max-Age=0/);
+    assert.ok(toLogin(await get(t, '/dashboard/payments', s)), 'the old cookie no longer opens anything');
+  });
+
+  it('refuses state changes without the session CSRF token, or from another origin or site', async () => {
+    const s = await login(t, t.a.sandboxKey);
+    const before = (await t.merchants.listKeys(t.a.id)).length;
+    assert.equal((await post(t, '/dashboard/keys', {}, s)).statusCode, 403);
+    assert.equal((await post(t, '/dashboard/keys', { csrf_token: 'forged' }, s)).statusCode, 403);
+    const other = await login(t, t.a.sandboxKey);
+    assert.equal((await post(t, '/dashboard/keys', { csrf_token: other.csrf }, s)).statusCode, 403, "another session's token");
+    assert.equal(
+      (await post(t, '/dashboard/keys', { csrf_token: s.csrf }, s, { origin: 'https://evil.example' })).statusCode,
+      403,
+    );
+    assert.equal(
+      (await post(t, '/dashboard/keys', { csrf_token: s.csrf }, s, { 'sec-fetch-site': 'cross-site' })).statusCode,
+      403,
+    );
+    assert.equal((await post(t, '/dashboard/logout', {}, s)).statusCode, 403);
+    assert.ok(signedIn(await get(t, '/dashboard/payments', s)), 'a refused logout did not log out');
+    assert.equal((await t.merchants.listKeys(t.a.id)).length, before, 'no key was created');
+    // The same request from our own page works.
+    const ok = await post(t, '/dashboard/keys', { csrf_token: s.csrf }, s, {
+      origin: PUBLIC_BASE_URL,
+      'sec-fetch-site': 'same-origin',
+    });
+    assert.equal(ok.statusCode, 201, ok.body);
+    // The origin the request was addressed to (its Host) is ours too.
+    const byHost = await post(t, '/dashboard/keys', { csrf_token: s.csrf }, s, {
+      host: 'dash.example:8443',
+      origin: 'http://dash.example:8443',
+    });
+    assert.equal(byHost.statusCode, 201, byHost.body);
+    assert.match(ok.body, /id="new-secret">sk_test_[0-9A-Za-z]{32}</);
+    assert.equal((await t.merchants.listKeys(t.a.id)).length, before + 2);
+  });
+
+  it('ends the sessions of a key revoked or rolled elsewhere (CLI), at once', async () => {
+    const revoked = await t.merchants.createKey(t.a.id, 'sandbox');
+    const rolled = await t.merchants.createKey(t.a.id, 'sandbox');
+    assert.ok(revoked && rolled);
+    const s1 = await login(t, revoked.secret);
+    const s2 = await login(t, rolled.secret);
+    await t.merchants.revokeKey(revoked.key.id);
+    await t.merchants.rollKey(rolled.key.id, 24 * 3_600_000);
+    assert.ok(toLogin(await get(t, '/dashboard/payments', s1)));
+    assert.ok(toLogin(await get(t, '/dashboard/payments', s2)));
+    assert.equal((await post(t, '/dashboard/keys', { csrf_token: s1.csrf }, s1)).statusCode, 401);
+    // The rolled key still works in the API during its overlap, but opens no new dashboard session.
+    assert.equal((await t.call('GET', '/balance', { key: rolled.secret })).statusCode, 200);
+    const again = await post(t, '/dashboard/login', { api_key: rolled.secret });
+    assert.equal(again.statusCode, 401);
+    assert.match(again.body, /rolled/);
+  });
+
+  it('manages keys through the dashboard: create, roll and revoke, its own environment only', async () => {
+    const s = await login(t, t.a.sandboxKey);
+    const created = await post(t, '/dashboard/keys', { csrf_token: s.csrf }, s);
+    assert.equal(created.statusCode, 201);
+    const secret = /id="new-secret">(sk_test_[0-9A-Za-z]{32})</.exec(created.body)?.[1];
+    const keyId = revealedKeyId(created.body);
+    assert.ok(secret);
+    assert.equal((await t.call('GET', '/balance', { key: secret })).statusCode, 200, 'the new key works in the API');
+    assert.ok(created.body.includes(`data-key-id="${keyId}"`), 'listed');
+    const rolled = await post(t, `/dashboard/keys/${keyId}/roll`, { csrf_token: s.csrf, overlap_hours: '0' }, s);
+    assert.equal(rolled.statusCode, 201, rolled.body);
+    const replacement = /id="new-secret">(sk_test_[0-9A-Za-z]{32})</.exec(rolled.body)?.[1];
+    assert.ok(replacement && replacement !== secret);
+    assert.equal((await t.call('GET', '/balance', { key: secret })).statusCode, 401, 'rolled with no overlap: the old key stops');
+    assert.equal((await t.call('GET', '/balance', { key: replacement })).statusCode, 200);
+    const replacementId = revealedKeyId(rolled.body);
+    const revoked = await post(t, `/dashboard/keys/${replacementId}/revoke`, { csrf_token: s.csrf }, s);
+    assert.equal(revoked.statusCode, 303);
+    assert.equal(revoked.headers['location'], '/dashboard/keys?notice=key_revoked');
+    assert.equal((await t.call('GET', '/balance', { key: replacement })).statusCode, 401);
+    // The production key of the same merchant is out of a sandbox session's reach.
+    const production = (await t.merchants.listKeysOf({ merchantId: t.a.id, environment: 'production' }))[0];
+    assert.ok(production);
+    assert.equal((await post(t, `/dashboard/keys/${production.id}/revoke`, { csrf_token: s.csrf }, s)).statusCode, 404);
+    assert.equal((await t.call('GET', '/balance', { key: t.a.productionKey })).statusCode, 200);
+    const keysPage = await get(t, '/dashboard/keys', s);
+    assert.ok(!keysPage.body.includes(production.id), 'production keys are not listed in a sandbox session');
+  });
+
+  it('revoking the session’s own key ends the session', async () => {
+    const own = await t.merchants.createKey(t.a.id, 'sandbox');
+    assert.ok(own);
+    const s = await login(t, own.secret);
+    const res = await post(t, `/dashboard/keys/${own.key.id}/revoke`, { csrf_token: s.csrf }, s);
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers['location'], '/dashboard/login?notice=session_ended');
+    assert.ok(toLogin(await get(t, '/dashboard/keys', s)));
+  });
+
+  it('shows a payment with its timeline, refunds it and redelivers its events', async () => {
+    const endpoint = await t.call('POST', '/webhook_endpoint/create', { body: { url: 'http://127.0.0.1:9/hook' } });
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
+    const { id } = await t.paidBankPayment();
+    const s = await login(t, t.a.sandboxKey);
+    const list = await get(t, '/dashboard/payments?status=succeeded&channel=bank', s);
+    assert.equal(list.statusCode, 200);
+    assert.ok(list.body.includes(`data-payment-id="${id}"`));
+    const none = await get(t, '/dashboard/payments?status=canceled', s);
+    assert.ok(!none.body.includes(`data-payment-id="${id}"`));
+    const found = await get(t, `/dashboard/payments?q=${id}`, s);
+    assert.equal(found.statusCode, 303);
+    assert.equal(found.headers['location'], `/dashboard/payments/${id}`);
+    const page = await get(t, `/dashboard/payments/${id}`, s);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /class="k-attempt"/);
+    assert.match(page.body, /class="k-notification"/);
+    assert.match(page.body, /<code>payment\.succeeded<\/code>/);
+    assert.match(page.body, /IDR 150,000\.00/);
+    const eventId = /id="event-(evt_[0-9A-Z]+)"/.exec(page.body)?.[1];
+    assert.ok(eventId);
+    const refundKey = /name="idempotency_key" value="([^"]+)"/.exec(page.body)?.[1];
+    assert.ok(refundKey);
+
+    const refund = await post(
+      t,
+      `/dashboard/payments/${id}/refund`,
+      { csrf_token: s.csrf, idempotency_key: refundKey, amount: '50000', reason: 'requested_by_customer' },
+      s,
+    );
+    assert.equal(refund.statusCode, 303, refund.body);
+    // The same form sent twice (a double click) refunds once: the form carries an Idempotency-Key.
+    const twice = await post(
+      t,
+      `/dashboard/payments/${id}/refund`,
+      { csrf_token: s.csrf, idempotency_key: refundKey, amount: '50000', reason: 'requested_by_customer' },
+      s,
+    );
+    assert.equal(twice.statusCode, 303);
+    const refunds = await t.testStore.store.query('SELECT id FROM refunds WHERE payment_id = $1', [id]);
+    assert.equal(refunds.length, 1);
+    const tooMuch = await post(t, `/dashboard/payments/${id}/refund`, { csrf_token: s.csrf, amount: '900000' }, s);
+    assert.equal(tooMuch.statusCode, 422);
+    assert.match(tooMuch.body, /class="notice bad"/);
+
+    const redeliver = await post(
+      t,
+      `/dashboard/events/${eventId}/redeliver`,
+      { csrf_token: s.csrf, payment_id: id, target: 'all' },
+      s,
+    );
+    assert.equal(redeliver.statusCode, 303, redeliver.body);
+    const after = await get(t, `/dashboard/payments/${id}?notice=redelivered`, s);
+    assert.match(after.body, /class="k-refund"/);
+    assert.match(after.body, /· redelivery ·/);
+    assert.match(after.body, /Redelivery scheduled/);
+  });
+
+  it("isolates tenants: merchant B's session never sees or touches A's payment, events or keys", async () => {
+    const { id } = await t.paidBankPayment();
+    const aSession = await login(t, t.a.sandboxKey);
+    const aPage = await get(t, `/dashboard/payments/${id}`, aSession);
+    const eventId = /id="event-(evt_[0-9A-Z]+)"/.exec(aPage.body)?.[1];
+    assert.ok(eventId);
+    const b = await login(t, t.b.sandboxKey);
+    assert.equal((await get(t, `/dashboard/payments/${id}`, b)).statusCode, 404);
+    const list = await get(t, '/dashboard/payments', b);
+    assert.equal(list.statusCode, 200);
+    assert.ok(!list.body.includes(id));
+    assert.match(list.body, /Merchant B/);
+    const search = await get(t, `/dashboard/payments?q=${id}`, b);
+    assert.equal(search.statusCode, 200);
+    assert.ok(!search.body.includes(`data-payment-id="${id}"`));
+    const refund = await post(t, `/dashboard/payments/${id}/refund`, { csrf_token: b.csrf }, b);
+    assert.equal(refund.statusCode, 404);
+    const redeliver = await post(
+      t,
+      `/dashboard/events/${eventId}/redeliver`,
+      { csrf_token: b.csrf, payment_id: id, target: 'all' },
+      b,
+    );
+    assert.equal(redeliver.statusCode, 404);
+    const aKey = (await t.merchants.listKeysOf({ merchantId: t.a.id, environment: 'sandbox' }))[0];
+    assert.ok(aKey);
+    assert.equal((await post(t, `/dashboard/keys/${aKey.id}/revoke`, { csrf_token: b.csrf }, b)).statusCode, 404);
+    assert.equal((await post(t, `/dashboard/keys/${aKey.id}/roll`, { csrf_token: b.csrf }, b)).statusCode, 404);
+    assert.equal((await t.call('GET', '/balance', { key: t.a.sandboxKey })).statusCode, 200);
+    for (const screen of ['webhooks', 'keys', 'balance', 'settlements', 'reconciliation']) {
+      const res = await get(t, `/dashboard/${screen}`, b);
+      assert.equal(res.statusCode, 200, screen);
+      assert.ok(!res.body.includes(t.a.id) && !res.body.includes(aKey.id) && !res.body.includes(id), screen);
+    }
+    // A's session still sees it: the 404 above is isolation, not a broken page.
+    assert.equal(aPage.statusCode, 200);
+  });
+
+  it('renders every screen for a signed-in merchant', async () => {
+    const s = await login(t, t.a.sandboxKey);
+    const created = await t.call('POST', '/payment/create', { body: quickStart() });
+    assert.equal(created.statusCode, 201);
+    for (const [url, marker] of [
+      ['/dashboard/payments', 'id="screen-payments"'],
+      [`/dashboard/payments/${String(json(created)['id'])}`, 'id="timeline"'],
+      ['/dashboard/webhooks', 'id="endpoints"'],
+      ['/dashboard/keys', 'id="keys"'],
+      ['/dashboard/balance', 'id="screen-balance"'],
+      ['/dashboard/settlements', 'id="screen-settlements"'],
+      ['/dashboard/reconciliation', 'id="reconcile-form"'],
+    ] as const) {
+      const res = await get(t, url, s);
+      assert.equal(res.statusCode, 200, `${url}: ${res.body.slice(0, 300)}`);
+      assert.ok(res.body.includes(marker), `${url} lacks ${marker}`);
+    }
+    assert.equal((await get(t, '/dashboard/payments/pay_nope', s)).statusCode, 404);
+    assert.equal((await get(t, '/dashboard/nowhere', s)).statusCode, 404);
+  });
+
+  it('never writes a key or a session token to the log', async () => {
+    const s = await login(t, t.a.sandboxKey);
+    const token = s.cookie.split('=')[1] as string;
+    await post(t, '/dashboard/login', { api_key: `sk_test_${'Z'.repeat(32)}` });
+    await t.app.inject({ method: 'POST', url: '/dashboard/login', headers: { 'content-type': FORM }, payload: '%%%' });
+    await get(t, '/dashboard/payments', s);
+    const text = logLines.join('');
+    assert.ok(logLines.length > 10, 'the access log was captured');
+    for (const secret of [t.a.sandboxKey, t.b.sandboxKey, token, `sk_test_${'Z'.repeat(32)}`, s.csrf]) {
+      assert.ok(!text.includes(secret), 'a secret reached the log');
+    }
+  });
+});
+
+describe('dashboard behind https', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ publicBaseUrl: 'https://pay.example.com' });
+  });
+  after(() => t?.close());
+
+  it('makes the session cookie Secure with the __Host- prefix', async () => {
+    const res = await post(t, '/dashboard/login', { api_key: t.a.sandboxKey });
+    assert.equal(res.statusCode, 303);
+    const cookie = cookieOf(res);
+    assert.match(cookie, /^__Host-tributary_dashboard=/);
+    assert.match(cookie, /; Path=\/;/);
+    assert.match(cookie, /; Secure/);
+    assert.match(cookie, /; HttpOnly/);
+    const page = await get(t, '/dashboard/balance', { cookie: cookie.split(';')[0] as string, csrf: '' });
+    assert.equal(page.statusCode, 200);
+    // A form posted from the public origin is ours.
+    const s = { cookie: cookie.split(';')[0] as string, csrf: /name="csrf_token" value="([^"]+)"/.exec(page.body)?.[1] ?? '' };
+    const ok = await post(t, '/dashboard/keys', { csrf_token: s.csrf }, s, { origin: 'https://pay.example.com' });
+    assert.equal(ok.statusCode, 201);
+  });
+});
