@@ -16,6 +16,7 @@ import {
   mixedRequests,
   replayRequests,
 } from './scenarios.ts';
+import { runScaling } from './scaling.ts';
 import { runSoak } from './soak.ts';
 
 /**
@@ -24,6 +25,9 @@ import { runSoak } from './soak.ts';
  *   npm run bench                  full run: 20 s windows after 5 s warm-up, both stores
  *   npm run bench -- --quick       2 s windows, finishes within 60 s (CI smoke, harness check)
  *   npm run bench -- --soak        10 minutes of mixed load; server memory sampled (flat or not)
+ *   npm run bench -- --scaling     creates/s with 1, 2, 3 API processes on one PostgreSQL database
+ *                                  and the database's own ceiling in the same run (bench/scaling.ts,
+ *                                  docs/scaling.md); --api-processes N changes the 3
  *   npm run bench -- --profile     create load against servers run with --cpu-prof; prints where
  *                                  the time goes (profiles kept in bench/profiles/);
  *                                  --scenario create,replay,get profiles those windows apart
@@ -41,6 +45,8 @@ const { values } = parseArgs({
     endpoints: { type: 'string', default: '8' },
     'server-heap-mib': { type: 'string' },
     soak: { type: 'boolean', default: false },
+    scaling: { type: 'boolean', default: false },
+    'api-processes': { type: 'string', default: '3' },
     profile: { type: 'boolean', default: false },
     scenario: { type: 'string' },
     store: { type: 'string' },
@@ -234,7 +240,16 @@ async function benchmark(): Promise<void> {
   console.log('wrote bench/latest.json');
 }
 
-if (values.soak) {
+if (values.scaling) {
+  await runScaling({
+    maxProcesses: Number(values['api-processes']),
+    seconds: values.quick ? 2 : Number(values.seconds ?? 10),
+    warmupSeconds: values.quick ? 1 : 3,
+    connections,
+    poolSize: 10,
+    progress,
+  });
+} else if (values.soak) {
   const heap = values['server-heap-mib'];
   await runSoak({
     stores,

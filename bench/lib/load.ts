@@ -27,7 +27,8 @@ export interface LoadResult {
 }
 
 export interface LoadOptions {
-  url: string;
+  /** Several URLs: autocannon spreads the connections over them (the scaling run's API processes). */
+  url: string | string[];
   connections: number;
   seconds: number;
   requests: LoadRequest[];
@@ -42,7 +43,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let unexpected = 0;
   const statusCounts: Record<string, number> = {};
   const instance = autocannon({
-    url: options.url,
+    // autocannon accepts an array of URLs (lib/url.js); its type declaration says string only.
+    url: options.url as string,
     connections: options.connections,
     pipelining: 1,
     duration: options.seconds,

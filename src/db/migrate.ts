@@ -4,8 +4,8 @@ import type { Store } from './store.ts';
 
 /**
  * Forward-only numbered SQL migrations (src/db/sql/NNNN_name.sql), applied at start under a
- * session-level advisory lock so that several processes starting at once apply each one exactly
- * once. Each migration runs in its own transaction together with its bookkeeping row. An applied
+ * transaction-level advisory lock so that several processes starting at once apply each one
+ * exactly once. Each migration runs in its own transaction together with its bookkeeping row. An applied
  * migration whose file changed is an error: history is never rewritten.
  */
 const SQL_DIR = new URL('./sql/', import.meta.url);
@@ -48,46 +48,52 @@ export function loadMigrations(): Migration[] {
 
 export async function migrate(store: Store): Promise<{ applied: string[] }> {
   const migrations = loadMigrations();
-  return store.withConnection(async (conn) => {
-    await conn.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
-    try {
-      await conn.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-        version integer PRIMARY KEY,
-        name text NOT NULL,
-        checksum text NOT NULL,
-        applied_at timestamptz NOT NULL DEFAULT now()
-      )`);
-      const rows = await conn.query<{ version: number; name: string; checksum: string }>(
-        'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
-      );
-      const known = new Map(rows.map((r) => [r.version, r]));
-      for (const row of rows) {
-        const file = migrations.find((m) => m.version === row.version);
-        if (file === undefined) {
-          throw new MigrationError(`database has migration ${row.name}, which this build does not know (newer build?)`);
-        }
-        if (file.checksum !== row.checksum) {
-          throw new MigrationError(`migration ${row.name} was changed after it was applied; add a new migration instead`);
-        }
+  // Every step is one transaction that first takes a transaction-level advisory lock. No session
+  // state: the lock ends with its transaction, so migrations also run through a pooler in
+  // transaction mode (pgbouncer), where consecutive statements may reach different server
+  // sessions and a session-level lock/unlock pair would not (docs/scaling.md).
+  const lock = `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+  const known = await store.transaction(async (tx) => {
+    await tx.query(lock);
+    await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      checksum text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const rows = await tx.query<{ version: number; name: string; checksum: string }>(
+      'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+    );
+    for (const row of rows) {
+      const file = migrations.find((m) => m.version === row.version);
+      if (file === undefined) {
+        throw new MigrationError(`database has migration ${row.name}, which this build does not know (newer build?)`);
       }
-      const applied: string[] = [];
-      for (const m of migrations) {
-        if (known.has(m.version)) continue;
-        await conn.transaction(async (tx) => {
-          await tx.exec(m.sql);
-          await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
-            m.version,
-            m.name,
-            m.checksum,
-          ]);
-        });
-        applied.push(m.name);
+      if (file.checksum !== row.checksum) {
+        throw new MigrationError(`migration ${row.name} was changed after it was applied; add a new migration instead`);
       }
-      return { applied };
-    } finally {
-      await conn.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
     }
+    return new Set(rows.map((r) => r.version));
   });
+  const applied: string[] = [];
+  for (const m of migrations) {
+    if (known.has(m.version)) continue;
+    const ran = await store.transaction(async (tx) => {
+      await tx.query(lock);
+      // Another process may have applied it while this one waited for the lock.
+      const done = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [m.version]);
+      if (done.length > 0) return false;
+      await tx.exec(m.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+        m.version,
+        m.name,
+        m.checksum,
+      ]);
+      return true;
+    });
+    if (ran) applied.push(m.name);
+  }
+  return { applied };
 }
 
 /** True when every migration of this build is applied (readiness). */
