@@ -198,7 +198,9 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
 async function benchmark(): Promise<void> {
   const before = machine();
   progress(`starting ${stores.join(' + ')} (servers, ceiling processes, merchants); load ${before.load_average.join(' ')}`);
-  const setups = await Promise.all(stores.map((s) => setupStore(s)));
+  // On PostgreSQL, as in a deployment, the providers are another system: the sandbox providers run
+  // as their own process. The embedded store keeps them in the server, as `npm start` does.
+  const setups = await Promise.all(stores.map((s) => setupStore(s, [], { separateProviders: s === 'postgres' })));
   if (values.quick && values.seconds === undefined) {
     // Windows (9 per store — dispatch has two, the receiver's ceiling and the load — plus the HTTP
     // ceiling) and warm-ups (4 per store, at half a window) share what is left of the budget, less
