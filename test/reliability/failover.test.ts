@@ -224,6 +224,14 @@ describe(
         );
       }
       if (process.env['FAILOVER_DEBUG'] === '1') for (const s of servers) console.log(s.output().slice(-4000));
+      // Any error a server logged other than "database unavailable" (an answer 500 is logged with
+      // its cause): printed, so that a failing run says why without a re-run (CI saw one refund 500).
+      const unexpected = (l: string) => l.includes('"level":50') && !l.includes('"type":"StoreUnavailableError"');
+      for (const s of servers) {
+        for (const line of s.output().split('\n').filter(unexpected)) {
+          console.log(`# failover: server error log: ${line.slice(0, 1500)}`);
+        }
+      }
       console.log(`# failover refunds: ${refunds.ledger.summary()}`);
 
       assert.equal(newLeader?.name, syncBefore?.name, 'Patroni promoted the synchronous standby');
