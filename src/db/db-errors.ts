@@ -24,7 +24,10 @@ function sqlState(error: unknown): string | undefined {
 }
 
 const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '53', '57P']; // connection, resources, shutdown
-const UNAVAILABLE_SQLSTATES = new Set(['57014']); // statement timeout: the database is stalled
+// 57014 statement timeout: the database is stalled. 25006 read-only transaction: during a
+// failover a connection may reach a node that is (again) a standby before the proxy's health check
+// moves it away — the primary is not reachable yet, so the request may succeed later.
+const UNAVAILABLE_SQLSTATES = new Set(['57014', '25006']);
 const UNAVAILABLE_NODE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

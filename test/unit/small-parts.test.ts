@@ -102,3 +102,12 @@ describe('guarded inserts', () => {
     assert.throws(() => guarded('TRUE', { text: 'UPDATE t SET a = $1', params: [1] }), /single-row INSERT/);
   });
 });
+
+describe('database error classification', () => {
+  it('a write refused by a read-only (standby) node is "unavailable", as a lost connection is; a constraint is not', async () => {
+    const { isStoreUnavailable } = await import('../../src/db/db-errors.ts');
+    assert.equal(isStoreUnavailable({ code: '25006', message: 'cannot execute UPDATE in a read-only transaction' }), true);
+    assert.equal(isStoreUnavailable({ code: '57P01', message: 'terminating connection due to administrator command' }), true);
+    assert.equal(isStoreUnavailable({ code: '23505', message: 'duplicate key value' }), false);
+  });
+});
