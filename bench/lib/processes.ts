@@ -1,4 +1,4 @@
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import {
   createMerchant,
@@ -12,6 +12,7 @@ import {
   tempDir,
 } from '../../test/reliability/harness/processes.ts';
 import { adminQuery, freshDatabase } from '../../test/reliability/harness/databases.ts';
+import { startSandboxProviders } from '../../test/reliability/harness/ha.ts';
 
 /**
  * What one store needs for a benchmark run: a server under test (its own process, its own fresh
@@ -38,44 +39,6 @@ export interface BenchStore {
   /** The sandbox providers' own process, when they run apart from the server. */
   providers?: { pid: number; url: string };
   cleanup(): Promise<void>;
-}
-
-/**
- * The sandbox providers as their own process (`src/sandbox/providers-main.ts`), so that the
- * server's memory is Tributary's alone: a simulated provider keeps every charge it made (up to
- * its bound), which is the provider's state, not ours. Notifications go nowhere (the soak makes
- * no payer act).
- */
-async function startProviders(secret: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/providers-main.ts'], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      SANDBOX_PROVIDER_SECRET: secret,
-      SANDBOX_PROVIDERS_PORT: '0',
-      TRIBUTARY_URL: 'http://127.0.0.1:9',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`sandbox providers did not start:\n${out}`)), 30_000);
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-      const match = /listening on (http:\/\/[^\s;]+)/.exec(out);
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', () => {
-      clearTimeout(timer);
-      reject(new Error(`sandbox providers exited:\n${out}`));
-    });
-  });
-  return { child, url };
 }
 
 /** Environment shared by the server under test and the ceiling process (production defaults). */
@@ -174,11 +137,11 @@ export async function setupStore(
     let providers: { pid: number; url: string } | undefined;
     const env: Record<string, string> = { ...BENCH_ENV };
     if (options.separateProviders === true) {
-      const p = await startProviders(secret);
-      cleanups.push(() => {
-        p.child.kill('SIGKILL');
-      });
-      providers = { pid: p.child.pid as number, url: p.url };
+      // Apart from the server, so that its memory (and CPU) is Tributary's alone: a simulated
+      // provider keeps every charge it made. Its notifications go nowhere (no payer acts in a bench).
+      const p = await startSandboxProviders(secret, 'http://127.0.0.1:9');
+      cleanups.push(() => p.close());
+      providers = { pid: p.pid, url: p.url };
       env['SANDBOX_PROVIDER_URL'] = p.url;
       env['SANDBOX_PROVIDER_SECRET'] = secret;
     }

@@ -217,6 +217,7 @@ export async function startHaCluster(): Promise<HaCluster> {
 
 export interface SandboxProviders {
   url: string;
+  pid: number;
   close(): void;
 }
 
@@ -224,7 +225,7 @@ export interface SandboxProviders {
  * The sandbox providers as one process of their own (`npm run sandbox:providers`, docs/sandbox.md):
  * with several API processes, a payment created through one and simulated through another must
  * meet the same simulated bank, so the providers cannot live inside each API process. They notify
- * `tributaryUrl` (any API process: they share the database).
+ * `tributaryUrl` (any API process: they share the database). The benchmark runs them this way too.
  */
 export async function startSandboxProviders(secret: string, tributaryUrl: string): Promise<SandboxProviders> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/providers-main.ts'], {
@@ -260,5 +261,5 @@ export async function startSandboxProviders(secret: string, tributaryUrl: string
   });
   child.stdout?.resume();
   child.stderr?.resume();
-  return { url, close: () => void child.kill('SIGKILL') };
+  return { url, pid: child.pid as number, close: () => void child.kill('SIGKILL') };
 }
