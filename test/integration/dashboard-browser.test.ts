@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../harness/chromium.ts';
 import { quickStart } from '../harness/test-app.ts';
 import { createWebhookTestbed, type WebhookTestbed } from '../harness/webhook-testbed.ts';
 
@@ -13,30 +13,16 @@ import { createWebhookTestbed, type WebhookTestbed } from '../harness/webhook-te
  * and revokes a key through the forms, and saves a screenshot of each screen under
  * test-output/dashboard/ (git-ignored) for a person to look at.
  */
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM)
-  ? false
-  : `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH to run the dashboard browser test`;
+const SKIP = chromiumMissing('the dashboard browser test');
 const OUTPUT_DIR = join(process.cwd(), 'test-output', 'dashboard');
 const UI_TIMEOUT_MS = 15_000;
 const DAY_MS = 86_400_000;
-
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 describe('merchant dashboard in Chromium', { skip: SKIP }, () => {
   let tb: WebhookTestbed;
   let base: string;
   let context: BrowserContext;
-  let profile: string;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   let page: Page;
   const problems: string[] = [];
   let paymentId = '';
@@ -72,14 +58,8 @@ describe('merchant dashboard in Chromium', { skip: SKIP }, () => {
     // One round of webhook sends: the good endpoint succeeds, the failing one has a failed attempt.
     await tb.dispatcher.drain();
 
-    profile = mkdtempSync(join(tmpdir(), 'tributary-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: LAUNCH_ARGS,
-      viewport: { width: 1280, height: 900 },
-      timeout: UI_TIMEOUT_MS,
-    });
+    browser = await launchChromium({ viewport: { width: 1280, height: 900 }, timeoutMs: UI_TIMEOUT_MS });
+    context = browser.context;
     page = await context.newPage();
     page.setDefaultTimeout(UI_TIMEOUT_MS);
     page.on('console', (m) => {
@@ -89,8 +69,7 @@ describe('merchant dashboard in Chromium', { skip: SKIP }, () => {
   });
   after(async () => {
     if (tb !== undefined) tb.t.provider('sandbox_bank').faults = {};
-    await context?.close();
-    if (profile !== undefined) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await tb?.close();
   });
 

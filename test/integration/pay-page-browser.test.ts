@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import jsQRModule from 'jsqr';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
+import { chromiumMissing, launchChromium } from '../harness/chromium.ts';
 import { moveTo } from '../harness/payment-fixtures.ts';
 import { createTestApp, json, quickStart, type TestApp } from '../harness/test-app.ts';
 
@@ -15,45 +15,19 @@ import { createTestApp, json, quickStart, type TestApp } from '../harness/test-a
  */
 // jsqr is CommonJS that also sets `default`; its types only describe `default`.
 const jsQR = jsQRModule.default;
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM)
-  ? false
-  : `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH to run the browser test`;
+const SKIP = chromiumMissing('the browser test');
 const OUTPUT_DIR = join(process.cwd(), 'test-output');
 /** Upper bound for anything the page does by itself (load, poll, reload). */
 const UI_TIMEOUT_MS = 15_000;
 
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 /** A browser with a fresh profile of its own, removed afterwards. */
-async function launch(options: { javaScriptEnabled: boolean }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  const profile = mkdtempSync(join(tmpdir(), 'tributary-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: LAUNCH_ARGS,
+const launch = (options: { javaScriptEnabled: boolean }) =>
+  launchChromium({
     javaScriptEnabled: options.javaScriptEnabled,
     viewport: { width: 480, height: 1000 },
     permissions: ['clipboard-read', 'clipboard-write'],
-    timeout: UI_TIMEOUT_MS,
+    timeoutMs: UI_TIMEOUT_MS,
   });
-  return {
-    context,
-    async close() {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
 
 describe('payer page in Chromium', { skip: SKIP }, () => {
   let t: TestApp;
