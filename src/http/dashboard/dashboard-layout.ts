@@ -3,7 +3,7 @@ import type { Principal } from '../../modules/payments/payment-types.ts';
 import { isCurrencyCode } from '../../lib/currencies.ts';
 import { formatHumanAmount } from '../../lib/money-display.ts';
 import { reportedMajorText } from '../../lib/money.ts';
-import { html, type SafeHtml, trusted } from '../pages/html.ts';
+import { html, htmlDocument, type SafeHtml, trusted } from '../pages/html.ts';
 
 /**
  * The frame of every dashboard page: one stylesheet allowed by hash, no script at all, forms
@@ -113,20 +113,7 @@ export interface Frame {
 export type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
 
 function document(title: string, body: SafeHtml): string {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <meta name="referrer" content="same-origin" />
-        <title>${title} · Tributary dashboard</title>
-        ${STYLE_ELEMENT}
-      </head>
-      <body>
-        ${body}
-      </body>
-    </html> `.value;
+  return htmlDocument({ title: `${title} · Tributary dashboard`, referrer: 'same-origin', head: STYLE_ELEMENT, body });
 }
 
 /** The hidden anti-CSRF field of every state-changing form. */

@@ -49,3 +49,30 @@ export function safeHref(url: string, kind: 'web' | 'app'): string | undefined {
   if (kind === 'web') return scheme === 'https' || scheme === 'http' ? url : undefined;
   return ['javascript', 'data', 'vbscript', 'file', 'blob', 'about'].includes(scheme) ? undefined : url;
 }
+
+/**
+ * A whole page of ours: never indexed, its referrer policy chosen per page (the payer page sends
+ * none: its URL is a capability; the dashboard's own forms need `same-origin` for their Origin
+ * check), the page's hashed style and anything else its head needs.
+ */
+export function htmlDocument(o: {
+  title: string;
+  referrer: 'no-referrer' | 'same-origin';
+  head: SafeHtml | string;
+  body: SafeHtml;
+}): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex, nofollow" />
+        <meta name="referrer" content="${o.referrer}" />
+        <title>${o.title}</title>
+        ${o.head}
+      </head>
+      <body>
+        ${o.body}
+      </body>
+    </html> `.value;
+}

@@ -3,7 +3,7 @@ import type { Instructions } from '../../connectors/core/connector.ts';
 import { formatHumanAmount } from '../../lib/money-display.ts';
 import type { PayerPayment } from '../../modules/payments/payment-query-repo.ts';
 import { isFinalForPayer, type PayerState } from '../../modules/payments/payer-status.ts';
-import { html, safeHref, type SafeHtml, trusted } from './html.ts';
+import { html, htmlDocument, safeHref, type SafeHtml, trusted } from './html.ts';
 
 /**
  * The hosted payer page (`GET /pay/{id}`): server-rendered HTML that carries everything essential
@@ -254,20 +254,7 @@ function instructionsSection(p: PayerPayment, instructions: Instructions, amount
 }
 
 function layout(title: string, head: SafeHtml | string, body: SafeHtml): string {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${title}</title>
-        ${STYLE_ELEMENT} ${head}
-      </head>
-      <body>
-        ${body}
-      </body>
-    </html> `.value;
+  return htmlDocument({ title, referrer: 'no-referrer', head: html`${STYLE_ELEMENT} ${head}`, body });
 }
 
 export function renderPayPage({ payment: p, state, now, qr }: PayPageInput): string {
