@@ -2,13 +2,27 @@ import type { Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Principal } from '../payments/payment-types.ts';
 import { environmentOfKey, hashApiKey } from './api-key.ts';
-import { findKeyByHash } from './merchant-repo.ts';
+import { findKeyByHash, type KeyPrincipalRow } from './merchant-repo.ts';
 
 /**
  * Turns a presented API key into a principal, with its merchant's settings. Lookups are cached per
  * key hash for AUTH_CACHE_TTL_MS (default 5 s) to keep the hot path free of them; a revocation or
  * a settings change therefore takes effect within that time in every process. The cache is bounded.
  */
+/** Who a key acts for: the principal of a key row (an API request, or a dashboard session's key). */
+export function principalOfKey(
+  row: Pick<KeyPrincipalRow, 'keyId' | 'merchantId' | 'merchantName' | 'environment' | 'apiVersion' | 'settings'>,
+): Principal {
+  return {
+    merchantId: row.merchantId,
+    merchantName: row.merchantName,
+    environment: row.environment,
+    apiVersion: row.apiVersion,
+    keyId: row.keyId,
+    settings: row.settings,
+  };
+}
+
 export interface Authenticator {
   authenticate(presentedKey: string): Promise<Principal | undefined>;
 }
@@ -30,17 +44,7 @@ export function createAuthenticator(deps: { store: Store; clock: Clock; secret: 
       if (entry === undefined || now.getTime() - entry.cachedAtMs >= deps.cacheTtlMs) {
         const row = await findKeyByHash(deps.store, hash);
         entry = {
-          principal:
-            row === undefined || row.environment !== environment
-              ? undefined
-              : {
-                  merchantId: row.merchantId,
-                  merchantName: row.merchantName,
-                  environment: row.environment,
-                  apiVersion: row.apiVersion,
-                  keyId: row.keyId,
-                  settings: row.settings,
-                },
+          principal: row === undefined || row.environment !== environment ? undefined : principalOfKey(row),
           expiresAt: row?.expiresAt ?? null,
           revokedAt: row?.revokedAt ?? null,
           cachedAtMs: now.getTime(),

@@ -3,14 +3,8 @@ import type { Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Principal } from '../payments/payment-types.ts';
 import { environmentOfKey, hashApiKey } from './api-key.ts';
-import {
-  deleteDeadSessions,
-  endSession,
-  findLiveSession,
-  insertSession,
-  type LiveSession,
-  touchSession,
-} from './dashboard-session-repo.ts';
+import { principalOfKey } from './authenticator.ts';
+import { deleteDeadSessions, endSession, findLiveSession, insertSession, touchSession } from './dashboard-session-repo.ts';
 import { findKeyByHash } from './merchant-repo.ts';
 
 /**
@@ -49,14 +43,6 @@ export function createDashboardSessions(deps: DashboardSessionDeps) {
   // Derived rather than stored: only the holder of the cookie's token can know it, and it changes
   // with every session. Keyed by the hash so the raw token need not be kept around.
   const csrfOf = (hash: string) => createHmac('sha256', deps.secret).update(`dashboard-csrf\0${hash}`).digest('base64url');
-  const principalOf = (s: LiveSession): Principal => ({
-    merchantId: s.merchantId,
-    merchantName: s.merchantName,
-    environment: s.environment,
-    apiVersion: s.apiVersion,
-    keyId: s.keyId,
-    settings: s.settings,
-  });
 
   return {
     /**
@@ -79,14 +65,7 @@ export function createDashboardSessions(deps: DashboardSessionDeps) {
         ok: true,
         token,
         session: {
-          principal: {
-            merchantId: row.merchantId,
-            merchantName: row.merchantName,
-            environment: row.environment,
-            apiVersion: row.apiVersion,
-            keyId: row.keyId,
-            settings: row.settings,
-          },
+          principal: principalOfKey(row),
           tokenHash: hash,
           csrfToken: csrfOf(hash),
         },
@@ -104,7 +83,7 @@ export function createDashboardSessions(deps: DashboardSessionDeps) {
       });
       if (live === undefined) return undefined;
       if (now.getTime() - live.lastSeenAt.getTime() >= TOUCH_EVERY_MS) await touchSession(deps.store, hash, now);
-      return { principal: principalOf(live), tokenHash: hash, csrfToken: csrfOf(hash) };
+      return { principal: principalOfKey(live), tokenHash: hash, csrfToken: csrfOf(hash) };
     },
 
     async logout(session: DashboardSession): Promise<void> {
