@@ -68,7 +68,9 @@ export async function processDueNotifications(deps: ProcessDeps, limit: number):
     const found = await resolveSnapshotOwner(deps.store, n.connector, snapshot);
     const owner = found === undefined ? null : { ...found, attemptId: snapshot.attemptId };
     try {
-      const result = await applyProviderSnapshot(deps, n.connector, snapshot, 'notification');
+      // The owner found here travels with the snapshot, so it is not looked up twice.
+      const owned = found === undefined ? snapshot : { ...snapshot, owner: found };
+      const result = await applyProviderSnapshot(deps, n.connector, owned, 'notification');
       if (result.status === 'deferred' && n.attempts < MAX_NOTIFICATION_ATTEMPTS) {
         await retryNotificationLater(deps.store, n.id, { nextAttemptAt: later(), outcome: result.outcome, error: null });
       } else {
