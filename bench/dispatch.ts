@@ -3,16 +3,46 @@ import { BENCH_ENV, type BenchStore } from './lib/processes.ts';
 import { runLoad } from './lib/load.ts';
 import { LatencyRecorder } from './lib/stats.ts';
 import { createRequests } from './scenarios.ts';
+import { adminQuery } from '../test/reliability/harness/databases.ts';
+
+/** Where an event's time goes, from the database's own timestamps (PostgreSQL): p50/p99 ms per stage. */
+async function stageLatencies(url: string, sinceMs: number): Promise<string> {
+  const r = await adminQuery(
+    url,
+    `WITH s AS (
+       SELECT extract(epoch FROM d.created_at - e.created_at) * 1000 AS fan,
+              extract(epoch FROM a.attempted_at - d.created_at) * 1000 AS claim
+       FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt_number = 1
+       WHERE e.created_at >= to_timestamp($1::double precision / 1000))
+     SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY fan) AS fan,
+            percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY claim) AS claim,
+            (SELECT count(*) FROM events WHERE created_at >= to_timestamp($1::double precision / 1000))::int AS events,
+            (SELECT count(*) FROM webhook_deliveries WHERE status <> 'succeeded')::int AS unfinished FROM s`,
+    [sinceMs],
+  );
+  const row = r.rows[0] as { fan: number[] | null; claim: number[] | null; events: number; unfinished: number } | undefined;
+  const fmt = (v: number[] | null | undefined) => (v == null ? '?' : v.map((x) => Math.round(x)).join('/'));
+  return (
+    `; p50/p99 ms event→fan-out ${fmt(row?.fan)}, fan-out→send ${fmt(row?.claim)}; ` +
+    `the database holds ${row?.events} events of the window, ${row?.unfinished} deliveries not succeeded`
+  );
+}
 
 /**
  * Webhook dispatch: deliveries/s and event-to-delivery latency to a loopback receiver.
  *
  * The merchant has `endpoints` webhook endpoints on one loopback receiver (each its own path), so
- * every payment.pending event of the create load fans out into that many deliveries: the offered
- * delivery rate is the create rate times `endpoints`. One endpoint alone is bounded by design by
- * WEBHOOK_CONCURRENCY_PER_ENDPOINT (4) sends in flight, i.e. by the receiver's round trip; several
- * endpoints (or merchants) are what a dispatcher serves at scale. A delivery counts once per
- * (endpoint, event); latency is from the event's `created_at` to its arrival at the receiver.
+ * every payment.pending event of the create load fans out into that many deliveries. The create
+ * load is paced (open loop) so that it offers `offeredPerSecond` deliveries/s: a latency figure
+ * means something only at a stated offered rate (a closed-loop create load offers whatever the
+ * creates reach, above what the dispatcher can take on the same cores, and its p99 then measures
+ * how long the backlog grew during the window). Without a rate the creates run as fast as they are
+ * answered, as before. One endpoint alone is bounded by design by WEBHOOK_CONCURRENCY_PER_ENDPOINT
+ * (4) sends in flight per process, i.e. by the receiver's round trip; several endpoints (or
+ * merchants) are what a dispatcher serves at scale. A delivery counts once per (endpoint, event);
+ * latency is from the event's `created_at` to its arrival at the receiver. On PostgreSQL the
+ * database's timestamps split it into event → fan-out and fan-out → send.
  */
 export interface DispatchResult {
   rps: number;
@@ -30,6 +60,8 @@ export async function runDispatch(
   endpoints: number,
   /** How long to wait after the load for the backlog to arrive; what has not arrived by then counts as errors. */
   drainSeconds = seconds + 15,
+  /** Offered deliveries/s: the create load is paced at this ÷ endpoints; undefined = creates as fast as answered. */
+  offeredPerSecond?: number,
 ): Promise<DispatchResult> {
   const receiver = await startWebhookReceiver();
   const worker = startWorkerIfNeeded(store.target, store.secret, BENCH_ENV);
@@ -50,35 +82,40 @@ export async function runDispatch(
       connections,
       seconds,
       requests: createRequests(store.merchant.sandboxKey, `dispatch-${loadStartMs}`, [], 0),
+      ...(offeredPerSecond === undefined ? {} : { rate: Math.ceil(offeredPerSecond / endpoints) }),
     });
-    const expected = (load.requests - load.errors) * endpoints;
+    // Creates still in flight when the window closed are not in autocannon's count but made events.
+    const eventsSeen = () => new Set(ours().map((d) => d.webhookId)).size;
     const deadline = Date.now() + drainSeconds * 1000;
     const ours = () =>
       receiver.deliveries
         .map((d) => ({
           id: `${d.path} ${d.webhookId}`,
+          webhookId: d.webhookId,
           receivedMs: d.receivedMs,
           createdMs: Date.parse(d.event.created_at ?? ''),
         }))
         .filter((d) => d.createdMs >= loadStartMs);
-    while (new Set(ours().map((d) => d.id)).size < expected && Date.now() < deadline) {
+    const expected = () => Math.max(load.requests - load.errors, eventsSeen()) * endpoints;
+    while (new Set(ours().map((d) => d.id)).size < expected() && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const delivered = ours();
     const unique = new Set(delivered.map((d) => d.id)).size;
     const latencies = new LatencyRecorder();
     for (const d of delivered) latencies.record(d.receivedMs - d.createdMs);
+    const stages = store.target.kind === 'postgres' ? await stageLatencies(store.target.url, loadStartMs) : '';
     const lastMs = Math.max(loadStartMs + 1, ...delivered.map((d) => d.receivedMs));
     const summary = latencies.summary();
     return {
       rps: unique / ((lastMs - loadStartMs) / 1000),
       p50Ms: summary.p50,
       p99Ms: summary.p99,
-      errors: Math.max(0, expected - unique),
+      errors: Math.max(0, expected() - unique),
       ceilingRps: ceiling.rps,
       note:
-        `${unique} of ${expected} deliveries (${endpoints} endpoints × ${load.requests - load.errors} events) arrived ` +
-        `(${delivered.length - unique} duplicates); the offered rate is the create rate × ${endpoints}`,
+        `${unique} of ${expected()} (${JSON.stringify(load.statusCounts)})  deliveries (${endpoints} endpoints × ${expected() / endpoints} events) arrived ` +
+        `(${delivered.length - unique} duplicates); ${offeredPerSecond === undefined ? `offered: the create rate × ${endpoints}` : `offered ${offeredPerSecond}/s (${Math.ceil(offeredPerSecond / endpoints)} creates/s × ${endpoints})`}${stages}`,
     };
   } finally {
     worker?.kill('SIGTERM');

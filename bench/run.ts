@@ -32,7 +32,9 @@ import { runSoak } from './soak.ts';
  *                                  the time goes (profiles kept in bench/profiles/);
  *                                  --scenario create,replay,get profiles those windows apart
  * Options: --store embedded|postgres (default both), --seconds N, --connections N (default 32),
- *          --soak-seconds N, --endpoints N (webhook endpoints of the dispatch scenario, default 8),
+ *          --soak-seconds N, --endpoints N (webhook endpoints of the dispatch scenario, default 16),
+ *          --dispatch-rate N (deliveries/s the dispatch scenario offers, default 2400: creates paced
+ *          at N ÷ endpoints; 0 = creates as fast as answered),
  *          --dispatch-only (only the webhook dispatch scenario: a development aid),
  *          --server-heap-mib N (soak: cap the server's V8 old space; a leak then fails the soak
  *          instead of hiding behind a lazy garbage collector).
@@ -42,7 +44,8 @@ const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     'dispatch-only': { type: 'boolean', default: false },
-    endpoints: { type: 'string', default: '8' },
+    endpoints: { type: 'string', default: '16' },
+    'dispatch-rate': { type: 'string', default: '2400' },
     'server-heap-mib': { type: 'string' },
     soak: { type: 'boolean', default: false },
     scaling: { type: 'boolean', default: false },
@@ -90,8 +93,16 @@ const endpoints = Number(values.endpoints);
 async function measureDispatch(store: BenchStore, rows: Row[]): Promise<void> {
   progress(`${store.kind}: webhook dispatch (${endpoints} endpoints)`);
   // --quick bounds the wait for the backlog (its budget is 60 s); a full run waits up to 15 s more.
-  const d = await runDispatch(store, windowSeconds, connections, endpoints, values.quick ? 4 : windowSeconds + 15);
+  const d = await runDispatch(
+    store,
+    windowSeconds,
+    connections,
+    endpoints,
+    values.quick ? 4 : windowSeconds + 15,
+    Number(values['dispatch-rate']) > 0 ? Number(values['dispatch-rate']) : undefined,
+  );
   rows.push(judge({ ...row('webhook_dispatch', store.kind, 'scenario', d, d.ceilingRps), note: d.note }));
+  progress(`${store.kind}: ${d.note}`);
 }
 
 async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], withHttpCeiling: boolean): Promise<void> {

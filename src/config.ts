@@ -145,7 +145,7 @@ function webhookConfig(env: Env) {
     webhookTimeoutMs,
     webhookConnectTimeoutMs,
     webhookLeaseMs,
-    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1_000),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1_000),
     webhookConcurrencyPerEndpoint: int(env, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT', 4, 1, 100),
     webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 250, 10, 60_000),
     // At least a week: an event must outlive its ~3-day retry schedule.

@@ -18,6 +18,8 @@ declare module 'autocannon' {
       duration?: number;
       timeout?: number;
       requests?: Request[];
+      /** Requests per second over all connections (open loop). */
+      overallRate?: number;
     }
     interface Result {
       duration: number;

@@ -35,6 +35,8 @@ export interface LoadOptions {
   /** Statuses that count as success (default: any 2xx). */
   expect?: (status: number) => boolean;
   timeoutSeconds?: number;
+  /** Open loop: requests per second over all connections (autocannon's overallRate); default as fast as answered. */
+  rate?: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
@@ -50,6 +52,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     duration: options.seconds,
     timeout: options.timeoutSeconds ?? 10,
     requests: options.requests as autocannon.Request[],
+    ...(options.rate === undefined ? {} : { overallRate: options.rate }),
   });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
     latencies.record(responseTimeMs);

@@ -81,6 +81,8 @@ const SCAN_FACTOR = 8;
 const CLAIM_GATHER_MS = 5;
 /** How long a finished send waits for others still on the wire to share its recording transaction. */
 const RECORD_GATHER_MS = 2;
+/** While events keep arriving, the fan-out looks again after this (idle: the poll interval). */
+const BUSY_POLL_MS = 10;
 /** Most finished deliveries written by one recording transaction. */
 const MAX_RECORD_BATCH = 256;
 
@@ -223,14 +225,18 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   async function fanOutLoop(): Promise<void> {
     while (!stopping) {
       let full = false;
+      let found = false;
       try {
         const n = await fanOut(o, fanOutBatchSize);
         if (n > 0) claimWait.wake();
+        found = n > 0;
         full = n >= fanOutBatchSize;
       } catch (error) {
         o.log.warn({ err: error }, 'webhook fan-out failed; retrying after the poll interval');
       }
-      if (!stopping && !full) await fanOutWait.pause(o.pollIntervalMs);
+      // Full: go again at once. Found some: events are arriving, look again soon (latency is the
+      // wait between polls). Found none: back to the poll interval.
+      if (!stopping && !full) await fanOutWait.pause(found ? Math.min(BUSY_POLL_MS, o.pollIntervalMs) : o.pollIntervalMs);
     }
   }
 
