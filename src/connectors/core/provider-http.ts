@@ -1,6 +1,7 @@
 import type { Logger } from '../../lib/logger.ts';
 import { deadline } from '../../lib/deadline.ts';
 import { redactSecrets } from '../../lib/logger.ts';
+import { nodeHttpTransport, type ProviderTransport, type TransportResponse } from './provider-transport.ts';
 
 /**
  * The HTTP client every HTTP connector uses to reach its provider. It owns the rules that must not
@@ -30,7 +31,8 @@ export interface ProviderHttpOptions {
   maxRetries?: number;
   retryBackoffMs?: number;
   perTryTimeoutMs?: number;
-  fetchImpl?: typeof fetch;
+  /** The wire (default node:http with keep-alive; tests pass fetch-shaped fakes). */
+  fetchImpl?: typeof fetch | ProviderTransport;
 }
 
 export interface ProviderRequest {
@@ -66,7 +68,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
   const maxRetries = options.maxRetries ?? 2;
   const backoffMs = options.retryBackoffMs ?? 100;
   const perTryTimeoutMs = options.perTryTimeoutMs ?? 4_000;
-  const doFetch = options.fetchImpl ?? fetch;
+  const doFetch = (options.fetchImpl ?? nodeHttpTransport) as ProviderTransport;
   const log = options.log.child({ connector: options.connector });
 
   async function once(request: ProviderRequest, signal: AbortSignal): Promise<ProviderResponse> {
@@ -82,14 +84,13 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
     const tryDeadline = deadline(signal, perTryTimeoutMs);
     const trySignal = tryDeadline.signal;
     try {
-      let res: Response;
+      let res: TransportResponse;
       try {
         res = await doFetch(`${options.baseUrl()}${request.path}`, {
           method: request.method,
           headers,
           ...(bodyText === undefined ? {} : { body: bodyText }),
           signal: trySignal,
-          redirect: 'error',
         });
       } catch (error) {
         const timedOut = trySignal.aborted;
