@@ -102,7 +102,9 @@ export async function runProfile(o: {
 }): Promise<void> {
   for (const kind of o.stores) {
     const profileDir = join(o.dir, kind);
-    const store = await setupStore(kind, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
+    const store = await setupStore(kind, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`], {
+      separateProviders: kind === 'postgres',
+    });
     const windows: { scenario: ProfiledScenario; startMs: number; endMs: number }[] = [];
     let exitMs = 0;
     try {

@@ -139,7 +139,7 @@ export async function setupStore(
     if (options.separateProviders === true) {
       // Apart from the server, so that its memory (and CPU) is Tributary's alone: a simulated
       // provider keeps every charge it made. Its notifications go nowhere (no payer acts in a bench).
-      const p = await startSandboxProviders(secret, 'http://127.0.0.1:9');
+      const p = await startSandboxProviders(secret, 'http://127.0.0.1:9', serverNodeArgs);
       cleanups.push(() => p.close());
       providers = { pid: p.pid, url: p.url };
       env['SANDBOX_PROVIDER_URL'] = p.url;

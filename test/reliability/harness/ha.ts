@@ -227,8 +227,12 @@ export interface SandboxProviders {
  * meet the same simulated bank, so the providers cannot live inside each API process. They notify
  * `tributaryUrl` (any API process: they share the database). The benchmark runs them this way too.
  */
-export async function startSandboxProviders(secret: string, tributaryUrl: string): Promise<SandboxProviders> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/providers-main.ts'], {
+export async function startSandboxProviders(
+  secret: string,
+  tributaryUrl: string,
+  nodeArgs: string[] = [],
+): Promise<SandboxProviders> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/sandbox/providers-main.ts'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
