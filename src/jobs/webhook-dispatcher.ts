@@ -82,7 +82,7 @@ const CLAIM_GATHER_MS = 5;
 /** How long a finished send waits for others still on the wire to share its recording transaction. */
 const RECORD_GATHER_MS = 2;
 /** While events keep arriving, the fan-out looks again after this (idle: the poll interval). */
-const BUSY_POLL_MS = 10;
+const BUSY_POLL_MS = 25;
 /** Most finished deliveries written by one recording transaction. */
 const MAX_RECORD_BATCH = 256;
 

@@ -265,5 +265,11 @@ export async function startSandboxProviders(
   });
   child.stdout?.resume();
   child.stderr?.resume();
-  return { url, pid: child.pid as number, close: () => void child.kill('SIGKILL') };
+  // SIGTERM (a profiled run writes its profile then), SIGKILL if it has not gone within 3 s.
+  const close = () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
+  };
+  return { url, pid: child.pid as number, close };
 }
