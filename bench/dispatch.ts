@@ -84,8 +84,6 @@ export async function runDispatch(
       requests: createRequests(store.merchant.sandboxKey, `dispatch-${loadStartMs}`, [], 0),
       ...(offeredPerSecond === undefined ? {} : { rate: Math.ceil(offeredPerSecond / endpoints) }),
     });
-    // Creates still in flight when the window closed are not in autocannon's count but made events.
-    const eventsSeen = () => new Set(ours().map((d) => d.webhookId)).size;
     const deadline = Date.now() + drainSeconds * 1000;
     const ours = () =>
       receiver.deliveries
@@ -96,11 +94,20 @@ export async function runDispatch(
           createdMs: Date.parse(d.event.created_at ?? ''),
         }))
         .filter((d) => d.createdMs >= loadStartMs);
-    const expected = () => Math.max(load.requests - load.errors, eventsSeen()) * endpoints;
-    while (new Set(ours().map((d) => d.id)).size < expected() && Date.now() < deadline) {
+    // Creates still in flight when the window closed are not in autocannon's count but made
+    // events, so the count is only a lower bound: wait until every event seen so far has reached
+    // every endpoint AND nothing new arrived for a second (or the deadline), then judge one snapshot.
+    const expectedOf = (delivered: ReturnType<typeof ours>) =>
+      Math.max(load.requests - load.errors, new Set(delivered.map((d) => d.webhookId)).size) * endpoints;
+    for (;;) {
+      const now = ours();
+      const complete = new Set(now.map((d) => d.id)).size >= expectedOf(now);
+      const lastArrivalMs = receiver.deliveries.at(-1)?.receivedMs ?? 0;
+      if ((complete && Date.now() - lastArrivalMs >= 1_000) || Date.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const delivered = ours();
+    const expected = expectedOf(delivered);
     const unique = new Set(delivered.map((d) => d.id)).size;
     const latencies = new LatencyRecorder();
     for (const d of delivered) latencies.record(d.receivedMs - d.createdMs);
@@ -111,10 +118,10 @@ export async function runDispatch(
       rps: unique / ((lastMs - loadStartMs) / 1000),
       p50Ms: summary.p50,
       p99Ms: summary.p99,
-      errors: Math.max(0, expected() - unique),
+      errors: Math.max(0, expected - unique),
       ceilingRps: ceiling.rps,
       note:
-        `${unique} of ${expected()} (${JSON.stringify(load.statusCounts)})  deliveries (${endpoints} endpoints × ${expected() / endpoints} events) arrived ` +
+        `${unique} of ${expected} deliveries (${endpoints} endpoints × ${expected / endpoints} events; creates answered ${JSON.stringify(load.statusCounts)}) arrived ` +
         `(${delivered.length - unique} duplicates); ${offeredPerSecond === undefined ? `offered: the create rate × ${endpoints}` : `offered ${offeredPerSecond}/s (${Math.ceil(offeredPerSecond / endpoints)} creates/s × ${endpoints})`}${stages}`,
     };
   } finally {
