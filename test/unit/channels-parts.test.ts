@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { createProviderHttp } from '../../src/connectors/core/provider-http.ts';
 import { signatureHeader, verifySignatureHeader } from '../../src/lib/hmac-signature.ts';
@@ -161,5 +163,52 @@ describe('provider HTTP client', () => {
     if (res.kind !== 'unknown') return;
     assert.match(res.message, /^status 500: .*\[redacted\]/);
     assert.equal(res.message.includes('sbx_sk_secret'), false);
+  });
+});
+
+describe('provider HTTP client over the real transport (node:http, loopback listener)', () => {
+  it('sends body and headers, refuses a redirect without following it, and cuts a hung answer at the per-try deadline', async () => {
+    const seen: { url: string; body: string; auth: string | undefined; key: string | undefined }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ url: req.url ?? '', body, auth: req.headers.authorization, key: req.headers['idempotency-key'] as string });
+        if (req.url === '/ok') res.writeHead(201, { 'content-type': 'application/json' }).end('{"id":"ch_1"}');
+        else if (req.url === '/moved') res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' }).end();
+        // '/hang': never answers
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const http = createProviderHttp({
+        connector: 'x',
+        baseUrl: () => `http://127.0.0.1:${port}`,
+        apiKey: 'sbx_sk_secret',
+        log: createLogger('silent'),
+        maxRetries: 0,
+        perTryTimeoutMs: 200,
+      });
+      const ok = await http.send(
+        { method: 'POST', path: '/ok', body: { amount: 1 }, idempotencyKey: 'att_1' },
+        AbortSignal.timeout(5_000),
+      );
+      assert.deepEqual(ok, { kind: 'response', status: 201, body: { id: 'ch_1' } });
+      assert.deepEqual(seen[0], { url: '/ok', body: '{"amount":1}', auth: 'Bearer sbx_sk_secret', key: 'att_1' });
+
+      const moved = await http.send({ method: 'GET', path: '/moved' }, AbortSignal.timeout(5_000));
+      assert.equal(moved.kind, 'unknown');
+      assert.equal(moved.kind === 'unknown' && moved.code, 'network_error');
+      assert.equal(seen.filter((s) => s.url === '/elsewhere').length, 0, 'the redirect was not followed');
+
+      const started = Date.now();
+      const hung = await http.send({ method: 'GET', path: '/hang' }, AbortSignal.timeout(5_000));
+      assert.equal(hung.kind === 'unknown' && hung.code, 'timeout');
+      assert.ok(Date.now() - started < 2_000, 'cut by the 200 ms per-try deadline, not the caller’s 5 s');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
