@@ -73,7 +73,12 @@ export const nodeHttpTransport: ProviderTransport = (url, init) =>
           cleanup();
           rejectBody(error);
         });
-        res.once('aborted', () => rejectBody(new Error('response aborted')));
+        res.once('close', () => {
+          if (!res.complete) {
+            cleanup();
+            rejectBody(new Error('response cut off'));
+          }
+        });
       });
       body.catch(() => undefined); // read (or not) through text(); never an unhandled rejection
       resolve({ status, text: () => body });
