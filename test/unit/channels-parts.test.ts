@@ -167,7 +167,7 @@ describe('provider HTTP client', () => {
 });
 
 describe('provider HTTP client over the real transport (node:http, loopback listener)', () => {
-  it('sends body and headers, refuses a redirect without following it, treats a cut-off body as no answer, and cuts a hung answer at the per-try deadline', async () => {
+  it('sends body and headers, refuses a redirect without following it, treats a cut-off or oversized body as no answer, and cuts a hung answer at the per-try deadline', async () => {
     const seen: { url: string; body: string; auth: string | undefined; key: string | undefined }[] = [];
     const server = createServer((req, res) => {
       let body = '';
@@ -176,6 +176,8 @@ describe('provider HTTP client over the real transport (node:http, loopback list
         seen.push({ url: req.url ?? '', body, auth: req.headers.authorization, key: req.headers['idempotency-key'] as string });
         if (req.url === '/ok') res.writeHead(201, { 'content-type': 'application/json' }).end('{"id":"ch_1"}');
         else if (req.url === '/moved') res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' }).end();
+        else if (req.url === '/huge')
+          res.writeHead(200, { 'content-type': 'application/json' }).end(`"${'x'.repeat(2 * 1024 * 1024)}"`);
         else if (req.url === '/cut') {
           res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
           res.write('{"id":', () => res.destroy());
@@ -208,6 +210,9 @@ describe('provider HTTP client over the real transport (node:http, loopback list
 
       const cut = await http.send({ method: 'GET', path: '/cut' }, AbortSignal.timeout(5_000));
       assert.equal(cut.kind === 'unknown' && cut.code, 'network_error', 'a body cut off mid-way is no answer');
+
+      const huge = await http.send({ method: 'GET', path: '/huge' }, AbortSignal.timeout(5_000));
+      assert.equal(huge.kind === 'unknown' && huge.code, 'network_error', 'a body over 1 MiB is refused, not held');
 
       const started = Date.now();
       const hung = await http.send({ method: 'GET', path: '/hang' }, AbortSignal.timeout(5_000));

@@ -25,6 +25,8 @@ export interface TransportResponse {
 export type ProviderTransport = (url: string, init: TransportInit) => Promise<TransportResponse>;
 
 const agentOptions = { keepAlive: true, maxSockets: 256 };
+/** A provider's answer is small JSON; anything larger is refused instead of held in memory. */
+export const MAX_PROVIDER_BODY_BYTES = 1024 * 1024;
 const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
 
 export const nodeHttpTransport: ProviderTransport = (url, init) =>
@@ -63,8 +65,18 @@ export const nodeHttpTransport: ProviderTransport = (url, init) =>
       }
       // The body is read at once (it is small JSON); text() hands it over or the failure to read it.
       const chunks: Buffer[] = [];
+      let size = 0;
       const body = new Promise<string>((resolveBody, rejectBody) => {
-        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_PROVIDER_BODY_BYTES) {
+            cleanup();
+            rejectBody(new Error(`response larger than ${MAX_PROVIDER_BODY_BYTES} bytes`));
+            res.destroy();
+            return;
+          }
+          chunks.push(c);
+        });
         res.once('end', () => {
           cleanup();
           resolveBody(Buffer.concat(chunks).toString('utf8'));
