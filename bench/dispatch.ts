@@ -100,8 +100,8 @@ export async function runDispatch(
     const expectedOf = (delivered: ReturnType<typeof ours>) =>
       Math.max(load.requests - load.errors, new Set(delivered.map((d) => d.webhookId)).size) * endpoints;
     for (;;) {
-      const now = ours();
-      const complete = new Set(now.map((d) => d.id)).size >= expectedOf(now);
+      const arrived = ours();
+      const complete = new Set(arrived.map((d) => d.id)).size >= expectedOf(arrived);
       const lastArrivalMs = receiver.deliveries.at(-1)?.receivedMs ?? 0;
       if ((complete && Date.now() - lastArrivalMs >= 1_000) || Date.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
