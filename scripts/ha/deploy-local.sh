@@ -22,25 +22,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 log() { printf '[deploy] %s\n' "$*" >&2; }
 
-# spawn NAME COMMAND...: in the background, in its own session, output in DIR/NAME.log, the pid of
-# the program itself in DIR/NAME.pid (`exec` after writing it).
-spawn() {
-  local name="$1"
-  shift
-  (cd "$repo" && setsid sh -c "echo \$\$ > '$dir/$name.pid'; exec \"\$@\"" sh "$@" >"$dir/$name.log" 2>&1 </dev/null &)
-  for _ in $(seq 1 50); do [[ -s "$dir/$name.pid" ]] && return 0; sleep 0.1; done
-  log "$name did not start"
-  return 1
-}
-
-stop_pidfile() {
-  local f="$1" pid
-  [[ -s "$f" ]] || return 0
-  pid="$(cat "$f")"
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-  kill -KILL "$pid" 2>/dev/null || true
-}
+# shellcheck source=processes.sh
+source "$here/processes.sh"
 
 case "$cmd" in
   up)
@@ -48,6 +31,7 @@ case "$cmd" in
     workers="${4:-2}"
     mkdir -p "$dir"
     dir="$(cd "$dir" && pwd)"
+    cd "$repo" # the processes run from the checkout (src/main.ts, bin/tributary.js)
     "$here/ha-cluster.sh" up "$dir/db" >/dev/null
     # shellcheck disable=SC1091
     source "$dir/db/env"
@@ -64,12 +48,12 @@ case "$cmd" in
     base="${HA_API_PORT:-18080}"
     for i in $(seq 1 "$apis"); do
       port=$((base + i - 1))
-      spawn "api$i" env DATABASE_URL="$url" TRIBUTARY_SECRET="$secret" HOST=127.0.0.1 PORT="$port" \
+      start "api$i" "$(id -un)" env DATABASE_URL="$url" TRIBUTARY_SECRET="$secret" HOST=127.0.0.1 PORT="$port" \
         node --import tsx src/main.ts
       log "api$i: http://127.0.0.1:$port"
     done
     for i in $(seq 1 "$workers"); do
-      spawn "worker$i" env DATABASE_URL="$url" TRIBUTARY_SECRET="$secret" node bin/tributary.js worker
+      start "worker$i" "$(id -un)" env DATABASE_URL="$url" TRIBUTARY_SECRET="$secret" node bin/tributary.js worker
       log "worker$i started"
     done
     for i in $(seq 1 "$apis"); do
@@ -84,7 +68,7 @@ case "$cmd" in
     ;;
   down)
     [[ -d "$dir" ]] || exit 0
-    for f in "$dir"/api*.pid "$dir"/worker*.pid; do [[ -e "$f" ]] && stop_pidfile "$f"; done
+    for f in "$dir"/api*.pid "$dir"/worker*.pid; do [[ -e "$f" ]] && stop "$(basename "$f" .pid)"; done
     "$here/ha-cluster.sh" down "$dir/db"
     rm -rf "$dir"
     ;;
