@@ -89,7 +89,7 @@ export async function createWebhookTestbed(options: TestbedOptions = {}): Promis
       for (let round = 0; round < maxRounds; round += 1) {
         await dispatcher.drain();
         const rows = await t.testStore.store.query<{ next: Date | null }>(
-          "SELECT min(next_attempt_at) AS next FROM webhook_deliveries WHERE status = 'pending'",
+          "SELECT min(greatest(next_attempt_at, leased_until)) AS next FROM webhook_deliveries WHERE status = 'pending'",
         );
         const next = rows[0]?.next;
         if (next === null || next === undefined) return;

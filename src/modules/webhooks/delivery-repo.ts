@@ -159,12 +159,14 @@ export interface ClaimRequest {
  *
  * - `FOR UPDATE … SKIP LOCKED`: concurrent workers never wait on each other nor claim the same
  *   row; a row another worker is claiming right now is skipped.
- * - The claim *is* the lease: `next_attempt_at` moves to `leaseUntil`, so the row is not due for
- *   anyone else until then. A worker that dies after claiming simply lets its leases expire and
- *   the rows come back (at-least-once; the in-flight batch may be sent twice). The token fences
- *   the later write: only the lease holder records the outcome.
- * - The final `next_attempt_at <= now` re-checks the row after locking: another worker may have
- *   claimed it between our snapshot and our lock.
+ * - The claim *is* the lease: `leased_until` is set, so the row is not claimable for anyone
+ *   else until then. A worker that dies after claiming simply lets its leases expire and the rows
+ *   come back (at-least-once; the in-flight batch may be sent twice). The token fences the later
+ *   write: only the lease holder records the outcome. Neither column is in an index, so the claim
+ *   is a HOT update (migration 0014); the due scan passes over the rows in flight (at most the
+ *   workers' slots) and skips them by `leased_until`.
+ * - The final re-check (pending, due, not leased) runs on the row after locking: another worker
+ *   may have claimed it between our snapshot and our lock.
  * - Picked rows are found again by their row address (`ctid = ANY(ARRAY(…))`, a TID scan: no
  *   index at all, and a `coalesce` that keeps the partial due index out of the re-check). Every
  *   claim and settle is a non-HOT update, so the primary key holds several dead entries per
@@ -209,6 +211,7 @@ async function claimIn(q: Queryable, c: ClaimRequest): Promise<ClaimedDelivery[]
     `WITH due AS (
        SELECT ctid, id, target_key, next_attempt_at FROM webhook_deliveries
        WHERE status = 'pending' AND next_attempt_at <= $1 AND NOT (target_key = ANY($2::text[]))
+         AND (leased_until IS NULL OR leased_until <= $1)
        ORDER BY next_attempt_at LIMIT $3
      ), ranked AS (
        SELECT due.ctid, due.next_attempt_at,
@@ -220,8 +223,9 @@ async function claimIn(q: Queryable, c: ClaimRequest): Promise<ClaimedDelivery[]
        ORDER BY d.next_attempt_at LIMIT $7
        FOR UPDATE OF d SKIP LOCKED
      )
-     UPDATE webhook_deliveries d SET next_attempt_at = $8, lease_token = $9, updated_at = $1
+     UPDATE webhook_deliveries d SET leased_until = $8, lease_token = $9, updated_at = $1
      WHERE d.ctid = ANY(ARRAY(SELECT ctid FROM picked)) AND coalesce(d.status, '') = 'pending' AND d.next_attempt_at <= $1
+       AND (d.leased_until IS NULL OR d.leased_until <= $1)
      RETURNING d.ctid::text AS row_tid, d.id, d.event_id, d.merchant_id, d.environment, d.endpoint_id, d.callback_url, d.target_key, d.attempt_count`,
     [
       c.now,
@@ -322,7 +326,7 @@ export interface Settlement {
 export async function settleDeliveries(q: Queryable, items: readonly Settlement[], now: Date): Promise<Set<string>> {
   if (items.length === 0) return new Set();
   const rows = await q.query<{ id: string }>(
-    `UPDATE webhook_deliveries d SET status = v.status, failure_reason = v.reason, next_attempt_at = v.next_at, lease_token = NULL,
+    `UPDATE webhook_deliveries d SET status = v.status, failure_reason = v.reason, next_attempt_at = v.next_at, lease_token = NULL, leased_until = NULL,
        attempt_count = d.attempt_count + v.attempted,
        last_attempt_at = CASE WHEN v.attempted = 1 THEN $8::timestamptz ELSE d.last_attempt_at END,
        last_status_code = CASE WHEN v.attempted = 1 THEN v.status_code ELSE d.last_status_code END,
@@ -373,7 +377,8 @@ export async function cancelPendingDeliveriesOf(
  */
 export async function releaseAllDeliveryLeases(q: Queryable, now: Date): Promise<number> {
   const rows = await q.query(
-    `UPDATE webhook_deliveries SET next_attempt_at = $1, lease_token = NULL, updated_at = $1
+    `UPDATE webhook_deliveries SET next_attempt_at = least(next_attempt_at, $1), lease_token = NULL, leased_until = NULL,
+       updated_at = $1
      WHERE status = 'pending' AND lease_token IS NOT NULL RETURNING id`,
     [now],
   );
@@ -434,8 +439,8 @@ export async function listDeliveriesOfEvents(
     created_at: Date;
     completed_at: Date | null;
   }>(
-    `SELECT id, event_id, endpoint_id, callback_url, trigger, status, failure_reason, attempt_count, next_attempt_at,
-            last_attempt_at, last_status_code, created_at, completed_at
+    `SELECT id, event_id, endpoint_id, callback_url, trigger, status, failure_reason, attempt_count,
+            greatest(next_attempt_at, leased_until) AS next_attempt_at, last_attempt_at, last_status_code, created_at, completed_at
      FROM webhook_deliveries WHERE event_id = ANY($1::text[]) AND merchant_id = $2 AND environment = $3
      ORDER BY created_at, id LIMIT $4`,
     [eventIds, merchantId, environment, limit],
