@@ -169,16 +169,16 @@ export interface ClaimRequest {
  *   may have claimed it between our snapshot and our lock.
  * - Picked rows are found again by their row address (`ctid = ANY(ARRAY(…))`, a TID scan: no
  *   index at all, and a `coalesce` that keeps the partial due index out of the re-check). Every
- *   claim and settle is a non-HOT update, so the primary key holds several dead entries per
- *   delivery until vacuum comes by: looking the picked rows up by id twice cost ~1,050 of a
- *   claim's ~1,770 buffer reads under dispatch load (measured, auto_explain). The address is
+ *   settle is a non-HOT update (and so was every claim before migration 0014), so the primary key
+ *   holds dead entries per delivery until vacuum comes by: looking the picked rows up by id twice
+ *   cost ~1,050 of a claim's ~1,770 buffer reads under dispatch load (measured, auto_explain). The address is
  *   that of a version our snapshot sees; if another worker updated the row since, the lock
  *   follows it to the new version and the final re-check (`pending`, due) decides, as before.
  *   On a queue table whose statistics lag the planner had otherwise also re-scanned every due
  *   row to find the few picked ones (migration 0010 has the table analysed more often).
  * - The due rows are read by walking the due index in order (bitmap scans are off for this one
- *   transaction). Every claim and settle leaves a dead entry in that index until vacuum comes
- *   by (PostgreSQL's autovacuum looks once a minute): a bitmap scan, which the planner chose
+ *   transaction). Every settle (and every claim that finds no room on its page for a HOT update)
+ *   leaves a dead entry in that index until vacuum comes by (autovacuum looks once a minute): a bitmap scan, which the planner chose
  *   whenever its estimate of due rows was small, collected all of them each time (13,360 index
  *   entries to return 172 rows, 12 s into the dispatch benchmark: cost growing with the
  *   dead rows of the last minute), while an ordered index scan stops at the LIMIT and marks the
