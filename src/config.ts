@@ -7,6 +7,8 @@ export interface Config {
   port: number;
   /** Embedded store directory; ignored when databaseUrl is set. */
   dataDir: string;
+  /** Where the embedded database runs: its own worker thread (default) or the HTTP thread (decision 0020). */
+  embeddedDbThread: 'worker' | 'main';
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   /** Deployment secret: keys the API-key hash and encrypts stored webhook secrets. */
@@ -84,6 +86,15 @@ function list(env: Env, name: string): string[] {
     .filter((s) => s !== '');
 }
 
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
 function nonEmpty(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value.trim();
@@ -98,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
     port: int(env, 'PORT', 8080, 0, 65535),
     dataDir: nonEmpty(env, 'DATA_DIR') ?? './data',
+    embeddedDbThread: oneOf(env, 'EMBEDDED_DB_THREAD', ['worker', 'main'] as const, 'worker'),
     databaseUrl: nonEmpty(env, 'DATABASE_URL'),
     redisUrl: nonEmpty(env, 'REDIS_URL'),
     secret,

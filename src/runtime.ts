@@ -18,6 +18,7 @@ import {
 } from './connectors/sandbox-ewallet/sandbox-ewallet.connector.ts';
 import { migrate } from './db/migrate.ts';
 import { openEmbeddedStore } from './db/pglite-store.ts';
+import { openEmbeddedStoreOnWorker } from './db/pglite-worker-store.ts';
 import { openPostgresStore } from './db/postgres-store.ts';
 import type { Store } from './db/store.ts';
 import type { Logger } from './lib/logger.ts';
@@ -189,7 +190,8 @@ export async function openStore(config: Config, owner: string, log: Logger): Pro
       onPoolError: (error) => log.warn({ err: error }, 'idle database connection lost'),
     });
   }
-  return openEmbeddedStore({ dataDir: resolve(config.dataDir), owner });
+  const open = config.embeddedDbThread === 'worker' ? openEmbeddedStoreOnWorker : openEmbeddedStore;
+  return open({ dataDir: resolve(config.dataDir), owner });
 }
 
 export async function openRuntime(config: Config, owner: string, log: Logger): Promise<Runtime> {

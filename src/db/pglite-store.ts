@@ -50,8 +50,19 @@ function queryable(db: PGliteLike): Queryable {
  * must never wait on the network (and they don't: connectors are called between transactions).
  */
 export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<Store> {
-  let lock: DataDirLock | undefined;
-  if (options.dataDir !== undefined) lock = lockDataDir(options.dataDir, options.owner);
+  const lock = options.dataDir === undefined ? undefined : lockDataDir(options.dataDir, options.owner);
+  return openLockedEmbeddedStore(options, lock);
+}
+
+/**
+ * The same store for a caller that already holds the directory lock (or needs none: in memory).
+ * The worker-thread store (pglite-worker-store.ts) locks in the main thread, where a refusal is a
+ * `DataDirInUseError` the process can report, and opens PGlite here in the worker.
+ */
+export async function openLockedEmbeddedStore(
+  options: Omit<EmbeddedStoreOptions, 'owner'>,
+  lock: DataDirLock | undefined,
+): Promise<Store> {
   let db: PGlite;
   // On disk, every commit is fsynced before it returns (durable-node-fs.ts); in memory there is
   // nothing to flush.
