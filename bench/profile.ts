@@ -143,10 +143,11 @@ export async function runProfile(o: {
     } finally {
       await store.cleanup();
     }
-    // The main thread's profile is the largest; tsx's loader thread writes a small one beside it.
+    // One profile per thread: the main thread's, the embedded database's worker thread (decision
+    // 0020) when it runs, and a small one of tsx's loader threads. The two largest are summarized.
     const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
-    const main = files.sort((a, b) => statSync(join(profileDir, b)).size - statSync(join(profileDir, a)).size)[0];
-    for (const f of main === undefined ? [] : [main]) {
+    const largest = files.sort((a, b) => statSync(join(profileDir, b)).size - statSync(join(profileDir, a)).size);
+    for (const f of largest.slice(0, 2)) {
       for (const w of windows) {
         // The profile ends when the process exits; each load window is measured back from there.
         const summary = summarizeProfile(join(profileDir, f), { fromEndMs: exitMs - w.startMs, toEndMs: exitMs - w.endMs });
