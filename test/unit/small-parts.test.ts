@@ -71,12 +71,15 @@ describe('config', () => {
     assert.equal(config.databaseUrl, undefined);
     assert.deepEqual(config.webhookAllowlist, []);
     assert.equal(config.idempotencyTtlHours, 24);
+    assert.equal(config.embeddedDbThread, 'worker');
   });
   it('refuses bad values with a clear message', () => {
     assert.throws(() => loadConfig({ PORT: 'abc' }), ConfigError);
     assert.throws(() => loadConfig({ PORT: '70000' }), ConfigError);
     assert.throws(() => loadConfig({ TRIBUTARY_SECRET: 'short' }), ConfigError);
     assert.throws(() => loadConfig({ IDEMPOTENCY_TTL_HOURS: '1' }), ConfigError);
+    assert.throws(() => loadConfig({ EMBEDDED_DB_THREAD: 'both' }), /EMBEDDED_DB_THREAD must be one of worker, main/);
+    assert.equal(loadConfig({ EMBEDDED_DB_THREAD: 'main' }).embeddedDbThread, 'main');
     assert.deepEqual(loadConfig({ WEBHOOK_ALLOWLIST: '127.0.0.1, ::1 ,' }).webhookAllowlist, ['127.0.0.1', '::1']);
   });
 });
