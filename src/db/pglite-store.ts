@@ -89,22 +89,32 @@ export async function openLockedEmbeddedStore(
   const connection: Connection = { ...top, transaction };
 
   return {
-    kind: 'embedded',
-    ...connection,
-    withConnection: (fn) => fn(connection),
-    async ping() {
-      await top.query('SELECT 1');
-    },
-    async close() {
+    ...embeddedStoreOf(connection, async () => {
       try {
         if (!db.closed) await db.close();
       } finally {
         lock?.release();
       }
-    },
+    }),
     // Exposed for the test harness, which dumps a migrated template once and reuses it.
     dump: () => db.dumpDataDir('none'),
     // Exposed for the durability test: fsync calls so far (0 in memory).
     fsyncs: () => fs?.syncs ?? 0,
   } as Store & { dump: () => Promise<Blob | File>; fsyncs: () => number };
+}
+
+/**
+ * The `Store` around an embedded connection, on whichever thread PGlite runs: PGlite is one session,
+ * so a dedicated connection is the store itself, and a ping is a query.
+ */
+export function embeddedStoreOf(connection: Connection, close: () => Promise<void>): Store {
+  return {
+    kind: 'embedded',
+    ...connection,
+    withConnection: (fn) => fn(connection),
+    async ping() {
+      await connection.query('SELECT 1');
+    },
+    close,
+  };
 }

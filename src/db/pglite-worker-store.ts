@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { StoreUnavailableError } from './db-errors.ts';
-import type { EmbeddedStoreOptions } from './pglite-store.ts';
+import { type EmbeddedStoreOptions, embeddedStoreOf } from './pglite-store.ts';
 import type { Connection, Queryable, Row, Store } from './store.ts';
 
 /**
@@ -142,13 +142,7 @@ export async function openEmbeddedStoreOnWorker(options: EmbeddedStoreOptions): 
   const connection: Connection = { ...queryable(), transaction };
   let closed = false;
   return {
-    kind: 'embedded',
-    ...connection,
-    withConnection: (fn) => fn(connection),
-    async ping() {
-      await connection.query('SELECT 1');
-    },
-    async close() {
+    ...embeddedStoreOf(connection, async () => {
       if (closed) return;
       closed = true;
       try {
@@ -157,7 +151,7 @@ export async function openEmbeddedStoreOnWorker(options: EmbeddedStoreOptions): 
         await worker.terminate();
         lock?.release();
       }
-    },
+    }),
     dump: async () => new Blob([await call<ArrayBuffer>({ op: 'dump' })]),
     // The worker's fsync count as of its last reply: a commit's reply carries the count after it.
     fsyncs: () => fsyncs,

@@ -16,11 +16,15 @@ const options = workerData as WorkerOptions;
 
 const ROLLBACK = Symbol('rollback');
 
+/** How the main thread ends a transaction: commit or not, and the request id to answer. */
+interface EndRequest {
+  commit: boolean;
+  id: number;
+}
+
 interface OpenTransaction {
   tx: Queryable;
-  end: (commit: boolean) => void;
-  /** The request id of the `end` message, set when it arrives. */
-  endId: number | undefined;
+  end: (request: EndRequest) => void;
 }
 
 const transactions = new Map<number, OpenTransaction>();
@@ -65,33 +69,27 @@ function begin(id: number): void {
     return;
   }
   const txId = nextTransactionId++;
-  let open: OpenTransaction | undefined;
+  let ended: EndRequest | undefined;
   // PGlite's transaction() holds its mutex from BEGIN to COMMIT: other requests (plain queries and
   // other transactions) wait inside PGlite, as they do when it runs on the main thread.
   store
     .transaction(async (tx) => {
-      const commit = await new Promise<boolean>((resolve) => {
-        open = { tx, end: resolve, endId: undefined };
-        transactions.set(txId, open);
+      ended = await new Promise<EndRequest>((end) => {
+        transactions.set(txId, { tx, end });
         ok(id, txId);
       });
-      if (!commit) throw ROLLBACK;
+      if (!ended.commit) throw ROLLBACK;
     })
     .then(
-      () => {
-        transactions.delete(txId);
-        if (open?.endId !== undefined) ok(open.endId, null);
-      },
+      () => ok((ended as EndRequest).id, null),
       (error: unknown) => {
-        transactions.delete(txId);
-        if (open === undefined)
+        if (ended === undefined)
           fail(id, error); // BEGIN itself failed
-        else if (open.endId !== undefined) {
-          if (error === ROLLBACK) ok(open.endId, null);
-          else fail(open.endId, error);
-        }
+        else if (error === ROLLBACK) ok(ended.id, null);
+        else fail(ended.id, error); // COMMIT failed
       },
-    );
+    )
+    .finally(() => transactions.delete(txId));
 }
 
 async function handle(request: Request): Promise<void> {
@@ -111,8 +109,7 @@ async function handle(request: Request): Promise<void> {
       case 'end': {
         const open = transactions.get(request.tx);
         if (open === undefined) throw new Error(`no open transaction ${request.tx}`);
-        open.endId = id;
-        open.end(request.commit);
+        open.end({ commit: request.commit, id });
         return;
       }
       case 'dump': {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { isStoreUnavailable, isUniqueViolation, StoreUnavailableError } from '../../src/db/db-errors.ts';
 import { openEmbeddedStore } from '../../src/db/pglite-store.ts';
 import { openEmbeddedStoreOnWorker } from '../../src/db/pglite-worker-store.ts';
 import type { Store } from '../../src/db/store.ts';
+import { tempDataDir } from '../harness/server-process.ts';
 
 /**
  * The embedded store on its own worker thread (decision 0020) keeps the contract of the store on
@@ -15,16 +14,6 @@ import type { Store } from '../../src/db/store.ts';
  * that commit, roll back and keep other work out while open, the directory lock in the calling
  * thread, and a dead worker is "unavailable", never a hang. Durability: embedded-durability.test.ts.
  */
-const dirs: string[] = [];
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tributary-worker-store-'));
-  dirs.push(dir);
-  return dir;
-}
-
 const SCHEMA = `CREATE TABLE probe (id int8 PRIMARY KEY, at timestamptz, doc jsonb, label text UNIQUE, n numeric)`;
 const ROW = [9007199254740993n, new Date('2026-11-26T01:02:03.456Z'), JSON.stringify({ a: [1, 'b'], c: null }), 'x', '12.50'];
 
@@ -140,7 +129,7 @@ describe('embedded store on a worker thread', () => {
   });
 
   it('takes the directory lock in the calling thread: another process is refused with DataDirInUseError', async () => {
-    const dataDir = tempDir();
+    const dataDir = tempDataDir();
     const first = await openEmbeddedStoreOnWorker({ dataDir, owner: 'first' });
     try {
       // The lock is per process (a lock of this pid counts as stale), so the second opener is a child.
@@ -166,6 +155,7 @@ describe('embedded store on a worker thread', () => {
     }
     const again = await openEmbeddedStoreOnWorker({ dataDir, owner: 'again' });
     await again.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('answers "unavailable" for calls in flight and after, when the worker is gone', async () => {
