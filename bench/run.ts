@@ -103,6 +103,7 @@ async function measureDispatch(store: BenchStore, rows: Row[]): Promise<void> {
     endpoints,
     values.quick ? 4 : windowSeconds + 60,
     Number(values['dispatch-rate']) > 0 ? Number(values['dispatch-rate']) : undefined,
+    warmupSeconds,
   );
   rows.push(judge({ ...row('webhook_dispatch', store.kind, 'scenario', d, d.ceilingRps), note: d.note }));
   progress(`${store.kind}: ${d.note}`);
@@ -217,11 +218,11 @@ async function benchmark(): Promise<void> {
   const setups = await Promise.all(stores.map((s) => setupStore(s, [], { separateProviders: s === 'postgres' })));
   if (values.quick && values.seconds === undefined) {
     // Windows (9 per store — dispatch has two, the receiver's ceiling and the load — plus the HTTP
-    // ceiling) and warm-ups (4 per store, at half a window) share what is left of the budget, less
+    // ceiling) and warm-ups (5 per store, at half a window) share what is left of the budget, less
     // ~0.7 s of set-up per window, ~1.5 s per settling of a PostgreSQL store (two per store) and
     // ~2 s per store for the dispatch backlog to arrive; never below 0.75 s.
     const windows = 9 * setups.length + 1;
-    const warmups = 4 * setups.length;
+    const warmups = 5 * setups.length;
     const settles = 2 * setups.filter((s) => s.kind === 'postgres').length;
     const left = QUICK_BUDGET_SECONDS - (Date.now() - startedMs) / 1000 - windows * 0.7 - settles * 1.5 - 2 * setups.length;
     windowSeconds = Math.max(0.75, Math.min(2, left / (windows + warmups / 2)));

@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
-import { LatencyRecorder } from './stats.ts';
+import { runPacedLoad } from './paced-load.ts';
+import { LatencyRecorder, windowSummary } from './stats.ts';
 
 /**
  * One bounded load window with autocannon, from this process (not the server's) over loopback.
@@ -35,11 +36,15 @@ export interface LoadOptions {
   /** Statuses that count as success (default: any 2xx). */
   expect?: (status: number) => boolean;
   timeoutSeconds?: number;
-  /** Open loop: requests per second over all connections (autocannon's overallRate); default as fast as answered. */
+  /**
+   * Open loop: requests per second, evenly spaced (bench/lib/paced-load.ts, not autocannon's
+   * per-second quota); default closed loop, as fast as answered.
+   */
   rate?: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  if (options.rate !== undefined) return runPacedLoad({ ...options, rate: options.rate });
   const expect = options.expect ?? ((s: number) => s >= 200 && s < 300);
   const latencies = new LatencyRecorder();
   let unexpected = 0;
@@ -52,7 +57,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     duration: options.seconds,
     timeout: options.timeoutSeconds ?? 10,
     requests: options.requests as autocannon.Request[],
-    ...(options.rate === undefined ? {} : { overallRate: options.rate }),
   });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
     latencies.record(responseTimeMs);
@@ -60,15 +64,5 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     if (!expect(statusCode)) unexpected += 1;
   });
   const result = await instance;
-  const summary = latencies.summary();
-  const seconds = result.duration;
-  return {
-    requests: summary.count,
-    seconds,
-    rps: summary.count / seconds,
-    p50Ms: summary.p50,
-    p99Ms: summary.p99,
-    errors: unexpected + result.errors + result.timeouts,
-    statusCounts,
-  };
+  return { ...windowSummary(latencies, result.duration), errors: unexpected + result.errors + result.timeouts, statusCounts };
 }

@@ -26,5 +26,14 @@ export class LatencyRecorder {
   }
 }
 
+/** The counts and percentiles of a load window. */
+export function windowSummary(
+  latencies: LatencyRecorder,
+  seconds: number,
+): { requests: number; seconds: number; rps: number; p50Ms: number; p99Ms: number } {
+  const summary = latencies.summary();
+  return { requests: summary.count, seconds, rps: summary.count / seconds, p50Ms: summary.p50, p99Ms: summary.p99 };
+}
+
 export const round = (value: number, digits = 2) =>
   Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : null;

@@ -1,4 +1,5 @@
 import type { Environment } from '../../connectors/core/connector.ts';
+import { type Statement, withCtes } from '../../db/statement.ts';
 import type { Queryable, Store } from '../../db/store.ts';
 import type { StoredEvent } from '../events/event-view.ts';
 import type { Tenant } from './endpoint-repo.ts';
@@ -189,7 +190,11 @@ export interface ClaimRequest {
  */
 export async function claimDueDeliveries(store: Store, c: ClaimRequest): Promise<ClaimedDelivery[]> {
   return store.transaction(async (tx) => {
-    await tx.query('SET LOCAL enable_bitmapscan = off');
+    // One round trip for both settings. A claim is a lease, not a fact, so its commit does not wait
+    // for the WAL flush: a claim the database loses in a crash leaves the delivery due again, and
+    // it is sent again — at least once, as after a worker's crash (the settle, fenced by the
+    // lease token, stays a synchronous commit and flushes the claim's WAL with its own).
+    await tx.exec('SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off');
     return claimIn(tx, c);
   });
 }
@@ -281,14 +286,13 @@ export interface AttemptRecord {
 }
 
 /** The attempts of a batch of sends, as one statement (arrays unnested). */
-export async function insertAttempts(q: Queryable, attempts: readonly AttemptRecord[]): Promise<void> {
-  if (attempts.length === 0) return;
+function insertAttemptsStatement(attempts: readonly AttemptRecord[]): Statement {
   const col = <K extends keyof AttemptRecord>(k: K) => attempts.map((a) => a[k]);
-  await q.query(
-    `INSERT INTO webhook_attempts (id, delivery_id, attempt_number, url, outcome, status_code, duration_ms, response_body, error, attempted_at)
+  return {
+    text: `INSERT INTO webhook_attempts (id, delivery_id, attempt_number, url, outcome, status_code, duration_ms, response_body, error, attempted_at)
      SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[],
        $10::timestamptz[])`,
-    [
+    params: [
       col('id'),
       col('deliveryId'),
       col('attemptNumber'),
@@ -300,7 +304,7 @@ export async function insertAttempts(q: Queryable, attempts: readonly AttemptRec
       col('error'),
       attempts.map((a) => a.attemptedAt.toISOString()),
     ],
-  );
+  };
 }
 
 export type DeliveryOutcome =
@@ -316,17 +320,24 @@ export interface Settlement {
 }
 
 /**
- * Records what happened to claimed deliveries, in one statement, each row fenced by its lease
- * token: if a lease expired and another worker claimed the row meanwhile, that row is not written
- * (the other worker owns it now; its own attempt decides). Returns the ids that were written.
+ * Records what happened to claimed deliveries — their attempts inserted, their rows settled — in
+ * ONE statement (one round trip, one implicit transaction when the caller has none), each row
+ * fenced by its lease token: if a lease expired and another worker claimed the row meanwhile,
+ * that row is not written (the other worker owns it now; its own attempt decides), while the
+ * attempt that was made is recorded all the same. Returns the ids that were settled.
  * Rows are reached by the address the claim returned (a TID scan, no index; see the claim); a
  * row whose version moved since (another worker claimed it) is not visible there and is not
  * written, which is what the token fences anyway.
  */
-export async function settleDeliveries(q: Queryable, items: readonly Settlement[], now: Date): Promise<Set<string>> {
+export async function recordAttempts(
+  q: Queryable,
+  attempts: readonly AttemptRecord[],
+  items: readonly Settlement[],
+  now: Date,
+): Promise<Set<string>> {
   if (items.length === 0) return new Set();
-  const rows = await q.query<{ id: string }>(
-    `UPDATE webhook_deliveries d SET status = v.status, failure_reason = v.reason, next_attempt_at = v.next_at, lease_token = NULL, leased_until = NULL,
+  const settle: Statement = {
+    text: `UPDATE webhook_deliveries d SET status = v.status, failure_reason = v.reason, next_attempt_at = v.next_at, lease_token = NULL, leased_until = NULL,
        attempt_count = d.attempt_count + v.attempted,
        last_attempt_at = CASE WHEN v.attempted = 1 THEN $8::timestamptz ELSE d.last_attempt_at END,
        last_status_code = CASE WHEN v.attempted = 1 THEN v.status_code ELSE d.last_status_code END,
@@ -335,7 +346,7 @@ export async function settleDeliveries(q: Queryable, items: readonly Settlement[
        AS v(id, token, status, reason, next_at, attempted, status_code)
      WHERE d.ctid = ANY($9::tid[]) AND d.id = v.id AND d.lease_token = v.token AND d.status = 'pending'
      RETURNING d.id`,
-    [
+    params: [
       items.map((i) => i.delivery.id),
       items.map((i) => i.delivery.leaseToken),
       items.map((i) => i.outcome.status),
@@ -346,7 +357,9 @@ export async function settleDeliveries(q: Queryable, items: readonly Settlement[
       now,
       items.map((i) => i.delivery.rowTid),
     ],
-  );
+  };
+  const s = attempts.length === 0 ? settle : withCtes([['attempts', insertAttemptsStatement(attempts)]], settle);
+  const rows = await q.query<{ id: string }>(s.text, s.params);
   return new Set(rows.map((r) => r.id));
 }
 
