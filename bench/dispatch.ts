@@ -1,6 +1,12 @@
-import { registerEndpoint, startWebhookReceiver, startWorkerIfNeeded } from '../test/reliability/harness/webhooks.ts';
+import {
+  type Delivery,
+  registerEndpoint,
+  startWebhookReceiver,
+  startWorkerIfNeeded,
+  type WebhookReceiver,
+} from '../test/reliability/harness/webhooks.ts';
 import { BENCH_ENV, type BenchStore } from './lib/processes.ts';
-import { runLoad } from './lib/load.ts';
+import { type LoadResult, runLoad } from './lib/load.ts';
 import { LatencyRecorder } from './lib/stats.ts';
 import { createRequests } from './scenarios.ts';
 import { adminQuery } from '../test/reliability/harness/databases.ts';
@@ -30,6 +36,52 @@ async function stageLatencies(url: string, sinceMs: number): Promise<string> {
     `; p50/p99 ms event→fan-out ${fmt(row?.fan)}, fan-out→send ${fmt(row?.claim)}, send→answer ${fmt(row?.wire)}; ` +
     `the database holds ${row?.events} events of the window, ${row?.unfinished} deliveries not succeeded`
   );
+}
+
+/** A delivery of the window, read once from the receiver's list. */
+interface Arrival {
+  webhookId: string;
+  receivedMs: number;
+  createdMs: number;
+}
+
+/**
+ * Waits until every event of a load (created at or after `sinceMs`) has reached every endpoint
+ * and nothing new arrived for a second, or `drainSeconds` passed. Creates still in flight when the
+ * window closed are not in the load's count but made events, so that count is only a lower
+ * bound: events seen at the receiver count too. Each delivery is parsed once, as it is first
+ * seen (the bench process shares the cores with the dispatchers it is waiting for).
+ */
+async function awaitArrivals(
+  receiver: WebhookReceiver,
+  sinceMs: number,
+  load: LoadResult,
+  endpoints: number,
+  drainSeconds: number,
+): Promise<{ list: Arrival[]; unique: () => number; expected: () => number }> {
+  const list: Arrival[] = [];
+  const ids = new Set<string>();
+  const events = new Set<string>();
+  let read = 0;
+  const catchUp = () => {
+    for (; read < receiver.deliveries.length; read += 1) {
+      const d = receiver.deliveries[read] as Delivery;
+      const createdMs = Date.parse(d.event.created_at ?? '');
+      if (!(createdMs >= sinceMs)) continue;
+      list.push({ webhookId: d.webhookId, receivedMs: d.receivedMs, createdMs });
+      ids.add(`${d.path} ${d.webhookId}`);
+      events.add(d.webhookId);
+    }
+  };
+  const expected = () => Math.max(load.requests - load.errors, events.size) * endpoints;
+  const deadline = Date.now() + drainSeconds * 1000;
+  for (;;) {
+    catchUp();
+    const lastArrivalMs = receiver.deliveries.at(-1)?.receivedMs ?? 0;
+    if ((ids.size >= expected() && Date.now() - lastArrivalMs >= 1_000) || Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { list, unique: () => ids.size, expected };
 }
 
 /**
@@ -81,52 +133,25 @@ export async function runDispatch(
     for (let i = 0; i < endpoints; i += 1) {
       await registerEndpoint(store.server.url, store.merchant.sandboxKey, receiver.url, `/hook/${i}`);
     }
-    const createLoad = (runSeconds: number, tag: string) =>
-      runLoad({
+    const offer = async (runSeconds: number, tag: string) => {
+      const sinceMs = Date.now();
+      const load = await runLoad({
         url: store.server.url,
         connections,
         seconds: runSeconds,
         requests: createRequests(store.merchant.sandboxKey, tag, [], 0),
         ...(offeredPerSecond === undefined ? {} : { rate: Math.ceil(offeredPerSecond / endpoints) }),
       });
-    if (warmupSeconds > 0) {
-      // As every other scenario has: the same load first, unmeasured, so that the window does not
-      // measure the dispatch path's first seconds (cold code, a queue table with no statistics
-      // yet). Its deliveries must have arrived before the window opens.
-      const warmStartMs = Date.now();
-      const warm = await createLoad(warmupSeconds, `dispatch-warm-${warmStartMs}`);
-      const expectedWarm = (warm.requests - warm.errors) * endpoints;
-      const warmDeadline = Date.now() + drainSeconds * 1000;
-      const warmArrived = () => receiver.deliveries.filter((d) => Date.parse(d.event.created_at ?? '') >= warmStartMs).length;
-      while (warmArrived() < expectedWarm && Date.now() < warmDeadline) await new Promise((r) => setTimeout(r, 100));
-    }
-    const loadStartMs = Date.now();
-    const load = await createLoad(seconds, `dispatch-${loadStartMs}`);
-    const deadline = Date.now() + drainSeconds * 1000;
-    const ours = () =>
-      receiver.deliveries
-        .map((d) => ({
-          id: `${d.path} ${d.webhookId}`,
-          webhookId: d.webhookId,
-          receivedMs: d.receivedMs,
-          createdMs: Date.parse(d.event.created_at ?? ''),
-        }))
-        .filter((d) => d.createdMs >= loadStartMs);
-    // Creates still in flight when the window closed are not in autocannon's count but made
-    // events, so the count is only a lower bound: wait until every event seen so far has reached
-    // every endpoint AND nothing new arrived for a second (or the deadline), then judge one snapshot.
-    const expectedOf = (delivered: ReturnType<typeof ours>) =>
-      Math.max(load.requests - load.errors, new Set(delivered.map((d) => d.webhookId)).size) * endpoints;
-    for (;;) {
-      const arrived = ours();
-      const complete = new Set(arrived.map((d) => d.id)).size >= expectedOf(arrived);
-      const lastArrivalMs = receiver.deliveries.at(-1)?.receivedMs ?? 0;
-      if ((complete && Date.now() - lastArrivalMs >= 1_000) || Date.now() >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const delivered = ours();
-    const expected = expectedOf(delivered);
-    const unique = new Set(delivered.map((d) => d.id)).size;
+      return { sinceMs, load, arrived: await awaitArrivals(receiver, sinceMs, load, endpoints, drainSeconds) };
+    };
+    // As every other scenario has: the same load first, unmeasured, so that the window does not
+    // measure the dispatch path's first seconds (cold code, a queue table with no statistics yet).
+    // Its deliveries arrive before the window opens.
+    if (warmupSeconds > 0) await offer(warmupSeconds, `dispatch-warm-${Date.now()}`);
+    const { sinceMs: loadStartMs, load, arrived } = await offer(seconds, `dispatch-${Date.now()}`);
+    const delivered = arrived.list;
+    const expected = arrived.expected();
+    const unique = arrived.unique();
     const latencies = new LatencyRecorder();
     for (const d of delivered) latencies.record(d.receivedMs - d.createdMs);
     const stages = store.target.kind === 'postgres' ? await stageLatencies(store.target.url, loadStartMs) : '';

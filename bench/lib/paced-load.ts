@@ -75,16 +75,14 @@ export async function runPacedLoad(options: LoadOptions & { rate: number }): Pro
     });
   };
 
-  while (performance.now() < endMs) {
-    const now = performance.now();
+  const dueMs = () => startMs + issued * intervalMs;
+  while (dueMs() < endMs) {
     // Everything due by now goes out now (a late timer sends the backlog at once, on schedule).
-    while (startMs + issued * intervalMs <= now && startMs + issued * intervalMs < endMs) {
-      const p = send(startMs + issued * intervalMs).finally(() => inFlight.delete(p));
+    for (const now = performance.now(); dueMs() <= now && dueMs() < endMs; issued += 1) {
+      const p = send(dueMs()).finally(() => inFlight.delete(p));
       inFlight.add(p);
-      issued += 1;
     }
-    const nextMs = startMs + issued * intervalMs;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(nextMs, endMs) - performance.now())));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(dueMs(), endMs) - performance.now())));
   }
   await Promise.all([...inFlight]);
   agent.destroy();

@@ -369,6 +369,34 @@ export async function sendDelivery(deps: DeliveryDeps, ready: ReadyDelivery): Pr
 }
 
 /**
+ * An endpoint's failure streak and auto-disable, for the sends of a batch that need it (sorted by
+ * endpoint). Returns the endpoints this batch disabled.
+ */
+async function noteEndpointOutcomes(
+  tx: Queryable,
+  deps: DeliveryDeps,
+  sends: readonly Extract<Finished, { kind: 'sent' }>[],
+): Promise<WebhookEndpoint[]> {
+  const disabled: WebhookEndpoint[] = [];
+  for (const f of sends) {
+    const endpointKey = { id: f.claim.endpointId ?? '', merchantId: f.claim.merchantId, environment: f.claim.environment };
+    if (f.classified.outcome === 'succeeded') {
+      await noteEndpointSuccess(tx, endpointKey);
+      continue;
+    }
+    await noteEndpointFailure(tx, endpointKey, f.at);
+    const d = f.classified.gone
+      ? await autoDisableEndpoint(tx, endpointKey, 'gone', f.at)
+      : await autoDisableEndpoint(tx, endpointKey, 'failing', f.at, new Date(f.at.getTime() - deps.disableAfterMs));
+    if (d !== undefined) {
+      await onEndpointDisabled(tx, d, f.at);
+      disabled.push(d);
+    }
+  }
+  return disabled;
+}
+
+/**
  * Records a batch of finished deliveries in one short transaction: every attempt (logged whoever
  * owns the delivery now), every delivery's new state (fenced by its lease), and the endpoint
  * bookkeeping of failures and of recoveries. The dispatcher calls it with whatever finished while
@@ -412,31 +440,11 @@ export async function recordDeliveries(deps: DeliveryDeps, batch: readonly Finis
   // statement; endpoint bookkeeping joins it in a transaction.
   const { settledIds, disabled } =
     bookkeeping.length === 0
-      ? { settledIds: await recordAttempts(deps.store, attempts, settlements, now), disabled: [] as WebhookEndpoint[] }
-      : await deps.store.transaction(async (tx) => {
-          const settled = await recordAttempts(tx, attempts, settlements, now);
-          const disabledNow: WebhookEndpoint[] = [];
-          for (const f of bookkeeping) {
-            const endpointKey = {
-              id: f.claim.endpointId ?? '',
-              merchantId: f.claim.merchantId,
-              environment: f.claim.environment,
-            };
-            if (f.classified.outcome === 'succeeded') {
-              await noteEndpointSuccess(tx, endpointKey);
-              continue;
-            }
-            await noteEndpointFailure(tx, endpointKey, f.at);
-            const d = f.classified.gone
-              ? await autoDisableEndpoint(tx, endpointKey, 'gone', f.at)
-              : await autoDisableEndpoint(tx, endpointKey, 'failing', f.at, new Date(f.at.getTime() - deps.disableAfterMs));
-            if (d !== undefined) {
-              await onEndpointDisabled(tx, d, f.at);
-              disabledNow.push(d);
-            }
-          }
-          return { settledIds: settled, disabled: disabledNow };
-        });
+      ? { settledIds: await recordAttempts(deps.store, attempts, settlements, now), disabled: [] }
+      : await deps.store.transaction(async (tx) => ({
+          settledIds: await recordAttempts(tx, attempts, settlements, now),
+          disabled: await noteEndpointOutcomes(tx, deps, bookkeeping),
+        }));
 
   for (const d of disabled) deps.log.warn({ endpoint_id: d.id, reason: d.disabledReason }, 'webhook endpoint disabled');
   return batch.map((f): DeliveryReport => {
