@@ -1,6 +1,6 @@
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './app.ts';
-import { DataDirInUseError } from './db/data-dir-lock.ts';
+import { DataDirInUseError, markDataDirsStopping } from './db/data-dir-lock.ts';
 import { MigrationError } from './db/migrate.ts';
 import { creationCompleterJob } from './jobs/creation-completer.ts';
 import { expirySweeperJob } from './jobs/expiry-sweeper.ts';
@@ -164,6 +164,8 @@ async function main(config: Config): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down: finishing in-flight requests');
     readiness.shuttingDown = true;
+    // A start meanwhile (a person pressing the up arrow after Ctrl-C) waits for us to finish.
+    markDataDirsStopping();
     const deadline = setTimeout(() => {
       log.error('shutdown took too long; exiting');
       process.exit(1);

@@ -50,7 +50,7 @@ function queryable(db: PGliteLike): Queryable {
  * must never wait on the network (and they don't: connectors are called between transactions).
  */
 export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<Store> {
-  const lock = options.dataDir === undefined ? undefined : lockDataDir(options.dataDir, options.owner);
+  const lock = options.dataDir === undefined ? undefined : await lockDataDir(options.dataDir, options.owner);
   return openLockedEmbeddedStore(options, lock);
 }
 

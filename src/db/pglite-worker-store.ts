@@ -60,7 +60,8 @@ const ENTRY = new URL('./pglite-worker-entry.js', import.meta.url);
 export async function openEmbeddedStoreOnWorker(options: EmbeddedStoreOptions): Promise<Store> {
   // The lock is taken here, in the main thread: a second process is refused with DataDirInUseError
   // before any thread starts, as with the in-thread store.
-  const lock: DataDirLock | undefined = options.dataDir === undefined ? undefined : lockDataDir(options.dataDir, options.owner);
+  const lock: DataDirLock | undefined =
+    options.dataDir === undefined ? undefined : await lockDataDir(options.dataDir, options.owner);
   const loadDataDir = options.loadDataDir === undefined ? undefined : await options.loadDataDir.arrayBuffer();
   const workerOptions: WorkerOptions = {
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),

@@ -88,6 +88,12 @@ export interface ServerProcess {
   output(): string;
   /** SIGKILL and wait for the process to be gone. */
   kill9(): Promise<Exit>;
+  /**
+   * SIGKILL (the whole group under `npm start`) and return at once, as a crash seen by a supervisor
+   * that restarts without waiting: the killed processes may still be exiting, or zombies not yet
+   * reaped, when the next start runs. `exited` resolves when the direct child is gone.
+   */
+  crash(): void;
   /** SIGTERM and wait (at most `timeoutMs`, then SIGKILL and reject). */
   terminate(timeoutMs?: number): Promise<Exit>;
 }
@@ -179,8 +185,8 @@ async function attachServer(child: ChildProcess, startTimeoutMs: number, group: 
   const pid = child.pid as number;
   const kill = (signal: NodeJS.Signals) => (group ? process.kill(-pid, signal) : child.kill(signal));
   // Under `npm start` the group is npm, a shell and node, and npm may exit before node does: the
-  // process has stopped only when the whole group is gone (or a restart would meet the old
-  // server's store lock).
+  // process has stopped only when the whole group is gone. (A restart need not wait for that: see
+  // crash(), and decision 0021 for the store lock.)
   async function groupGone(timeoutMs: number): Promise<void> {
     for (let waited = 0; group && groupAlive(pid); waited += 20) {
       if (waited > timeoutMs) throw new Error(`process group ${pid} still alive after ${timeoutMs} ms`);
@@ -207,6 +213,7 @@ async function attachServer(child: ChildProcess, startTimeoutMs: number, group: 
     exited,
     output: () => tail.toString(),
     kill9,
+    crash: () => kill('SIGKILL'),
     async terminate(timeoutMs = 20_000) {
       kill('SIGTERM');
       try {
