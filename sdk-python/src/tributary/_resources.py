@@ -1,0 +1,281 @@
+"""The resources of the API as methods, for the synchronous client.
+
+Each method names an operation of the generated table (``_generated.py``): paths, methods,
+Idempotency-Key use and every type come from the OpenAPI document; only the method names are
+chosen here, the Node SDK's in snake_case. ``_async_resources.py`` mirrors this file line by line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Unpack
+
+from ._base_client import RequestOptions, SyncEngine
+from ._generated import (
+    Balance,
+    CallbackSecret,
+    CancelPaymentBody,
+    CreatePaymentBody,
+    CreateReconciliationBody,
+    CreateWebhookEndpointBody,
+    DeleteWebhookEndpointResponse,
+    Event,
+    GetBalanceQuery,
+    ListEventDeliveriesResponse,
+    ListEventsQuery,
+    ListPaymentMethodsQuery,
+    ListPaymentsQuery,
+    ListReconciliationLinesQuery,
+    ListSettlementExceptionsQuery,
+    ListSettlementsQuery,
+    ListWebhookEndpointsResponse,
+    Payment,
+    PaymentMethodList,
+    Reconciliation,
+    ReconciliationLine,
+    RedeliverEventBody,
+    RedeliverEventResponse,
+    Refund,
+    RefundPaymentBody,
+    RotateCallbackSecretBody,
+    RotateWebhookEndpointSecretBody,
+    Settlement,
+    SettlementException,
+    SimulatePaymentBody,
+    SimulatePaymentResponse,
+    UpdateWebhookEndpointBody,
+    WebhookEndpoint,
+    WebhookEndpointWithSecret,
+)
+from .pagination import ListPage
+
+
+def _paged(
+    engine: SyncEngine,
+    operation_id: str,
+    query: Any,
+    params: dict[str, str] | None,
+    options: RequestOptions,
+) -> ListPage[Any]:
+    base = {k: v for k, v in dict(query or {}).items() if k != "starting_after"}
+    start = (query or {}).get("starting_after")
+
+    def fetch(cursor: str | None) -> ListPage[Any]:
+        page_query = base if cursor is None else {**base, "starting_after": cursor}
+        raw = engine.request(operation_id, params=params, query=page_query, options=options)
+        return ListPage(raw, fetch)
+
+    return fetch(start)
+
+
+class _Resource:
+    def __init__(self, engine: SyncEngine) -> None:
+        self._engine = engine
+
+
+class Payments(_Resource):
+    """Payments: create, retrieve, list (auto-paginating), cancel."""
+
+    def create(self, body: CreatePaymentBody, **options: Unpack[RequestOptions]) -> Payment:
+        """POST /payment/create, with an Idempotency-Key (generated once per call unless given)."""
+        result: Payment = self._engine.request("createPayment", body=body, options=options)
+        return result
+
+    def retrieve(self, id: str, **options: Unpack[RequestOptions]) -> Payment:
+        result: Payment = self._engine.request("getPayment", params={"id": id}, options=options)
+        return result
+
+    def list(
+        self, query: ListPaymentsQuery | None = None, **options: Unpack[RequestOptions]
+    ) -> ListPage[Payment]:
+        """The first page (newest first); iterate it for every payment of every page."""
+        return _paged(self._engine, "listPayments", query, None, options)
+
+    def cancel(
+        self, id: str, body: CancelPaymentBody | None = None, **options: Unpack[RequestOptions]
+    ) -> Payment:
+        """POST /payment/{id}/cancel, with an Idempotency-Key."""
+        result: Payment = self._engine.request(
+            "cancelPayment", params={"id": id}, body=body or {}, options=options
+        )
+        return result
+
+
+class Refunds(_Resource):
+    """Refunds: create (of a payment), retrieve."""
+
+    def create(
+        self, payment_id: str, body: RefundPaymentBody | None = None, **options: Unpack[RequestOptions]
+    ) -> Refund:
+        """POST /payment/{id}/refund: all that is left of the payment (no amount) or part of it.
+
+        The body names no currency, so the server checks the amount's digits against the
+        payment's (``amount_too_precise``, an :class:`InvalidRequestError` as well).
+        """
+        result: Refund = self._engine.request(
+            "refundPayment", params={"id": payment_id}, body=body or {}, options=options
+        )
+        return result
+
+    def retrieve(self, id: str, **options: Unpack[RequestOptions]) -> Refund:
+        result: Refund = self._engine.request("getRefund", params={"id": id}, options=options)
+        return result
+
+
+class PaymentMethods(_Resource):
+    def list(
+        self, query: ListPaymentMethodsQuery | None = None, **options: Unpack[RequestOptions]
+    ) -> PaymentMethodList:
+        """What can be offered, optionally for an ``amount`` (Decimal) and ``currency``."""
+        result: PaymentMethodList = self._engine.request("listPaymentMethods", query=query, options=options)
+        return result
+
+
+class BalanceResource(_Resource):
+    def retrieve(self, query: GetBalanceQuery | None = None, **options: Unpack[RequestOptions]) -> Balance:
+        """Balances per currency; ``{"verify": True}`` re-checks the ledger."""
+        result: Balance = self._engine.request("getBalance", query=query, options=options)
+        return result
+
+
+class Settlements(_Resource):
+    def retrieve(self, id: str, **options: Unpack[RequestOptions]) -> Settlement:
+        result: Settlement = self._engine.request("getSettlement", params={"id": id}, options=options)
+        return result
+
+    def list(
+        self, query: ListSettlementsQuery | None = None, **options: Unpack[RequestOptions]
+    ) -> ListPage[Settlement]:
+        return _paged(self._engine, "listSettlements", query, None, options)
+
+
+class SettlementExceptions(_Resource):
+    def retrieve(self, id: str, **options: Unpack[RequestOptions]) -> SettlementException:
+        result: SettlementException = self._engine.request(
+            "getSettlementException", params={"id": id}, options=options
+        )
+        return result
+
+    def list(
+        self, query: ListSettlementExceptionsQuery | None = None, **options: Unpack[RequestOptions]
+    ) -> ListPage[SettlementException]:
+        return _paged(self._engine, "listSettlementExceptions", query, None, options)
+
+
+class ReconciliationResource(_Resource):
+    def create(self, body: CreateReconciliationBody, **options: Unpack[RequestOptions]) -> Reconciliation:
+        """POST /reconciliation/create, with an Idempotency-Key."""
+        result: Reconciliation = self._engine.request("createReconciliation", body=body, options=options)
+        return result
+
+    def retrieve(self, id: str, **options: Unpack[RequestOptions]) -> Reconciliation:
+        result: Reconciliation = self._engine.request("getReconciliation", params={"id": id}, options=options)
+        return result
+
+    def lines(
+        self, id: str, query: ListReconciliationLinesQuery | None = None, **options: Unpack[RequestOptions]
+    ) -> ListPage[ReconciliationLine]:
+        """The first page of lines; iterate it for every line."""
+        return _paged(self._engine, "listReconciliationLines", query, {"id": id}, options)
+
+    def export_csv(self, id: str, **options: Unpack[RequestOptions]) -> str:
+        """Every line as CSV text."""
+        result: str = self._engine.request("exportReconciliationLines", params={"id": id}, options=options)
+        return result
+
+
+class WebhookEndpoints(_Resource):
+    def create(
+        self, body: CreateWebhookEndpointBody, **options: Unpack[RequestOptions]
+    ) -> WebhookEndpointWithSecret:
+        """The answer carries the signing ``secret`` (``whsec_…``): the only time it is shown."""
+        result: WebhookEndpointWithSecret = self._engine.request(
+            "createWebhookEndpoint", body=body, options=options
+        )
+        return result
+
+    def retrieve(self, id: str, **options: Unpack[RequestOptions]) -> WebhookEndpoint:
+        result: WebhookEndpoint = self._engine.request(
+            "getWebhookEndpoint", params={"id": id}, options=options
+        )
+        return result
+
+    def list(self, **options: Unpack[RequestOptions]) -> ListWebhookEndpointsResponse:
+        """Every endpoint of the key's environment (at most 20: one page)."""
+        result: ListWebhookEndpointsResponse = self._engine.request("listWebhookEndpoints", options=options)
+        return result
+
+    def update(
+        self, id: str, body: UpdateWebhookEndpointBody, **options: Unpack[RequestOptions]
+    ) -> WebhookEndpoint:
+        result: WebhookEndpoint = self._engine.request(
+            "updateWebhookEndpoint", params={"id": id}, body=body, options=options
+        )
+        return result
+
+    def delete(self, id: str, **options: Unpack[RequestOptions]) -> DeleteWebhookEndpointResponse:
+        result: DeleteWebhookEndpointResponse = self._engine.request(
+            "deleteWebhookEndpoint", params={"id": id}, options=options
+        )
+        return result
+
+    def rotate_secret(
+        self, id: str, body: RotateWebhookEndpointSecretBody | None = None, **options: Unpack[RequestOptions]
+    ) -> WebhookEndpointWithSecret:
+        result: WebhookEndpointWithSecret = self._engine.request(
+            "rotateWebhookEndpointSecret", params={"id": id}, body=body or {}, options=options
+        )
+        return result
+
+
+class Events(_Resource):
+    def retrieve(self, id: str, **options: Unpack[RequestOptions]) -> Event:
+        result: Event = self._engine.request("getEvent", params={"id": id}, options=options)
+        return result
+
+    def list(
+        self, query: ListEventsQuery | None = None, **options: Unpack[RequestOptions]
+    ) -> ListPage[Event]:
+        """Newest first; iterate for every event of every page."""
+        return _paged(self._engine, "listEvents", query, None, options)
+
+    def resend(
+        self, id: str, body: RedeliverEventBody | None = None, **options: Unpack[RequestOptions]
+    ) -> RedeliverEventResponse:
+        """POST /event/{id}/redeliver: to every subscriber, one endpoint, or the callback_url."""
+        result: RedeliverEventResponse = self._engine.request(
+            "redeliverEvent", params={"id": id}, body=body or {}, options=options
+        )
+        return result
+
+    def deliveries(self, id: str, **options: Unpack[RequestOptions]) -> ListEventDeliveriesResponse:
+        """The delivery attempts of one event, oldest first."""
+        result: ListEventDeliveriesResponse = self._engine.request(
+            "listEventDeliveries", params={"id": id}, options=options
+        )
+        return result
+
+
+class CallbackSecretResource(_Resource):
+    def retrieve(self, **options: Unpack[RequestOptions]) -> CallbackSecret:
+        """The secret that signs callback_url requests; shown on the first read only."""
+        result: CallbackSecret = self._engine.request("getCallbackSecret", options=options)
+        return result
+
+    def rotate(
+        self, body: RotateCallbackSecretBody | None = None, **options: Unpack[RequestOptions]
+    ) -> CallbackSecret:
+        result: CallbackSecret = self._engine.request(
+            "rotateCallbackSecret", body=body or {}, options=options
+        )
+        return result
+
+
+class Sandbox(_Resource):
+    def simulate(
+        self, payment_id: str, body: SimulatePaymentBody, **options: Unpack[RequestOptions]
+    ) -> SimulatePaymentResponse:
+        """Sandbox keys only: the simulated provider pays, fails, expires, reverses or settles."""
+        result: SimulatePaymentResponse = self._engine.request(
+            "simulatePayment", params={"id": payment_id}, body=body, options=options
+        )
+        return result
