@@ -1,8 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ERROR_CATALOGUE } from '../src/lib/error-catalogue.ts';
-import { EVENT_TYPES, exampleEvent } from '../src/modules/events/event-types.ts';
+import { EVENT_TYPES } from '../src/modules/events/event-types.ts';
 import { renderSdkTypes, SDK_TYPES_PATH } from './gen-sdk-types.ts';
+import { exampleEvent } from '../src/catalogue/event-examples.ts';
 
 /**
  * Generates docs/errors.md from the error catalogue in code. `--check` exits 1 when the file on

@@ -1,84 +1,31 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { ConnectorRegistry } from './connectors/core/registry.ts';
-import type { Store } from './db/store.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerDrain } from './http/plugins/drain.ts';
 import { registerJsonBody } from './http/plugins/json-body.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
-import type { RouteDeps } from './http/route-deps.ts';
-import { registerCreatePayment } from './http/routes/payment/create-payment.route.ts';
-import { registerGetPayment } from './http/routes/payment/get-payment.route.ts';
-import { registerListPayments } from './http/routes/payment/list-payments.route.ts';
-import { registerGetBalance } from './http/routes/balance/get-balance.route.ts';
-import { registerCreateRefund } from './http/routes/refund/create-refund.route.ts';
-import { registerGetRefund } from './http/routes/refund/get-refund.route.ts';
-import { registerListPaymentMethods } from './http/routes/payment-method/list-payment-methods.route.ts';
-import { registerPayPage } from './http/routes/pay/get-pay-page.route.ts';
-import { registerPayStatus } from './http/routes/pay/get-pay-status.route.ts';
-import { registerChannelRoutes } from './http/routes/channel-routes.ts';
-import { registerDashboard } from './http/dashboard/dashboard-routes.ts';
-import { type Readiness, registerHealth } from './http/routes/ops/health.route.ts';
-import { registerReference } from './http/routes/ops/reference.route.ts';
-import { addMoneySchemas, registerMoneyRoutes } from './http/routes/register-money-routes.ts';
-import { addWebhookSchemas, registerWebhookRoutes } from './http/routes/register-webhook-routes.ts';
-import { ErrorBodySchema } from './http/schemas/error.schema.ts';
-import { PaymentSchema } from './http/schemas/payment.schema.ts';
-import { PaymentListSchema } from './http/schemas/payment-list.schema.ts';
-import { PaymentMethodListSchema, PaymentMethodSchema } from './http/schemas/payment-method.schema.ts';
-import { BalanceSchema, RefundSchema } from './http/schemas/refund.schema.ts';
-import { REFUND_SYNC_DELAY_MS } from './jobs/refund-sync.ts';
+import { registerDashboard } from './http/dashboard/index.ts';
 import { openapiWebhooks } from './http/schemas/webhook.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
-import type { Clock } from './lib/clock.ts';
-import type { Failpoints } from './lib/failpoints.ts';
 import { newId } from './lib/ids.ts';
-import type { Logger } from './lib/logger.ts';
-import { Allowlist } from './lib/net/address-policy.ts';
-import { createSecretBox } from './lib/secret-box.ts';
-import type { Authenticator } from './modules/merchants/authenticator.ts';
-import type { RateLimiter } from './modules/rate-limits/rate-limiter.ts';
 import { CURRENT_API_VERSION } from './modules/merchants/merchant-service.ts';
-import { SECRET_BOX_PURPOSE } from './modules/webhooks/webhook-secrets.ts';
-import type { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
-import { SANDBOX_PROVIDERS_PREFIX, type SandboxProviders } from './sandbox/sandbox-providers.ts';
+import { SANDBOX_PROVIDERS_PREFIX } from './sandbox/sandbox-providers.ts';
+import { type AppDeps, composeModules } from './composition.ts';
+import type { RouteDeps } from './http/route-deps.ts';
+import { registerApiRoutes, registerOperationsRoutes } from './http/routes/index.ts';
+import { addSharedSchemas } from './http/schemas/index.ts';
 
-export interface AppDeps {
-  store: Store;
-  clock: Clock;
-  connectors: ConnectorRegistry;
-  authenticator: Authenticator;
-  failpoints: Failpoints;
-  log: Logger;
-  readiness: Readiness;
-  publicBaseUrl: string;
-  /** Deployment secret (TRIBUTARY_SECRET): seals webhook signing secrets at rest. */
-  secret: string;
-  webhookAllowlist: readonly string[];
-  bodyLimitBytes: number;
-  idempotencyLeaseMs: number;
-  idempotencyTtlHours: number;
-  connectorTimeoutMs: number;
-  /** Absent: no rate limiting (tests, benchmarks with RATE_LIMIT_PER_SECOND=0). */
-  rateLimiter?: RateLimiter;
-  /** The sandbox providers, when they run inside this process (the embedded default). */
-  sandboxProviders?: SandboxProviders;
-  health?: ConnectorHealthTracker;
-  statusSyncDelayMs?: number;
-  /** First re-send of a refund the provider left pending (default REFUND_SYNC_DELAY_MS). */
-  refundSyncDelayMs?: number;
-  /** Called when a provider notification was stored (main.ts starts processing at once). */
-  onNotificationStored?: () => void;
-}
+export type { AppDeps } from './composition.ts';
 
 /**
  * Builds the HTTP application without listening, so tests drive it with `inject()` and main.ts
- * decides where it listens.
+ * decides where it listens. `modules`: the module wiring when the caller composed it already
+ * (main.ts shares it with the jobs); otherwise it is composed here.
  */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     genReqId: () => newId('request'),
@@ -125,15 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.rateLimiter !== undefined) registerRateLimit(app, deps.rateLimiter);
   registerMetrics(app);
 
-  app.addSchema(ErrorBodySchema);
-  app.addSchema(PaymentSchema);
-  app.addSchema(PaymentListSchema);
-  app.addSchema(PaymentMethodSchema);
-  app.addSchema(PaymentMethodListSchema);
-  app.addSchema(RefundSchema);
-  app.addSchema(BalanceSchema);
-  addWebhookSchemas(app);
-  addMoneySchemas(app);
+  addSharedSchemas(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -162,59 +101,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  const allowlist = new Allowlist(deps.webhookAllowlist);
-  const routeDeps: RouteDeps = {
-    store: deps.store,
-    clock: deps.clock,
-    allowlist,
-    publicBaseUrl: deps.publicBaseUrl,
-    createPayment: {
-      store: deps.store,
-      connectors: deps.connectors,
-      clock: deps.clock,
-      failpoints: deps.failpoints,
-      log: deps.log,
-      publicBaseUrl: deps.publicBaseUrl,
-      idempotencyLeaseMs: deps.idempotencyLeaseMs,
-      idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
-      connectorTimeoutMs: deps.connectorTimeoutMs,
-      ...(deps.health === undefined ? {} : { health: deps.health }),
-      ...(deps.statusSyncDelayMs === undefined ? {} : { statusSyncDelayMs: deps.statusSyncDelayMs }),
-    },
-    connectors: deps.connectors,
-    webhooks: {
-      store: deps.store,
-      clock: deps.clock,
-      secretBox: createSecretBox(deps.secret, SECRET_BOX_PURPOSE),
-      allowlist,
-    },
-  };
-  registerHealth(app, { store: deps.store, readiness: deps.readiness });
-  registerReference(app);
-  registerCreatePayment(app, routeDeps);
-  registerGetPayment(app, routeDeps);
-  registerListPayments(app, routeDeps);
-  registerListPaymentMethods(app, routeDeps);
-  registerPayPage(app, routeDeps);
-  registerPayStatus(app, routeDeps);
-  registerWebhookRoutes(app, routeDeps);
-  const lifecycle = { store: deps.store, clock: deps.clock, log: deps.log, publicBaseUrl: deps.publicBaseUrl };
-  const keyedProviderCalls = {
-    ...lifecycle,
-    connectors: deps.connectors,
-    connectorTimeoutMs: deps.connectorTimeoutMs,
-    idempotencyLeaseMs: deps.idempotencyLeaseMs,
-    idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
-  };
-  registerMoneyRoutes(app, { ...routeDeps, reconcile: keyedProviderCalls });
-  const refundDeps = {
-    ...keyedProviderCalls,
-    failpoints: deps.failpoints,
-    refundSyncDelayMs: deps.refundSyncDelayMs ?? REFUND_SYNC_DELAY_MS,
-  };
-  registerCreateRefund(app, { refund: refundDeps });
-  registerGetRefund(app, routeDeps);
-  registerGetBalance(app, routeDeps);
+  const routeDeps = modules ?? composeModules(deps);
+  registerOperationsRoutes(app, { store: deps.store, readiness: deps.readiness });
+  await registerApiRoutes(app, routeDeps);
   // The merchant dashboard (docs/dashboard.md): session-authenticated pages over the same modules.
   await registerDashboard(app, {
     store: deps.store,
@@ -223,22 +112,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     secret: deps.secret,
     publicBaseUrl: deps.publicBaseUrl,
     connectors: deps.connectors,
-    refund: refundDeps,
-    reconcile: keyedProviderCalls,
+    refund: routeDeps.refund,
+    reconcile: routeDeps.reconcile,
     ...(deps.rateLimiter === undefined ? {} : { rateLimiter: deps.rateLimiter }),
-  });
-  await registerChannelRoutes(app, {
-    cancelPayment: {
-      ...lifecycle,
-      connectors: deps.connectors,
-      connectorTimeoutMs: deps.connectorTimeoutMs,
-      idempotencyLeaseMs: deps.idempotencyLeaseMs,
-      idempotencyTtlMs: deps.idempotencyTtlHours * 3_600_000,
-    },
-    simulate: { ...lifecycle, connectors: deps.connectors, connectorTimeoutMs: deps.connectorTimeoutMs },
-    receive: { store: deps.store, clock: deps.clock, connectors: deps.connectors, log: deps.log },
-    ...(deps.onNotificationStored === undefined ? {} : { onNotificationStored: deps.onNotificationStored }),
-    ...(deps.sandboxProviders === undefined ? {} : { sandboxProviders: deps.sandboxProviders }),
   });
   await app.ready();
   return app;

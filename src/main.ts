@@ -1,5 +1,6 @@
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './app.ts';
+import { type AppDeps, composeModules } from './composition.ts';
 import { DataDirInUseError, markDataDirsStopping } from './db/data-dir-lock.ts';
 import { MigrationError } from './db/migrate.ts';
 import { creationCompleterJob } from './jobs/creation-completer.ts';
@@ -71,10 +72,7 @@ async function main(config: Config): Promise<void> {
           settlementDelayMs: config.sandboxSettlementDelayMs === 0 ? null : config.sandboxSettlementDelayMs,
         })
       : undefined;
-  const lifecycle = { store, clock, log, publicBaseUrl };
-  const providerCalls = { ...lifecycle, connectors, connectorTimeoutMs: config.connectorTimeoutMs };
-  const processor = notificationProcessor(providerCalls);
-  const app = await buildApp({
+  const appDeps: AppDeps = {
     store,
     clock,
     connectors,
@@ -93,8 +91,13 @@ async function main(config: Config): Promise<void> {
     ...(sandboxProviders === undefined ? {} : { sandboxProviders }),
     health,
     statusSyncDelayMs: config.statusSyncDelayMs,
+    // Processing starts at once when a notification is stored (the processor is made below).
     onNotificationStored: () => processor.kick(),
-  });
+  };
+  const modules = composeModules(appDeps);
+  const { providerCalls } = modules;
+  const processor = notificationProcessor(providerCalls);
+  const app = await buildApp(appDeps, modules);
 
   const firstStart = embedded && (await countMerchants(store)) === 0;
   const address = await app.listen({ host: config.host, port: config.port });
@@ -124,26 +127,13 @@ async function main(config: Config): Promise<void> {
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 
-  const createDeps = {
-    store,
-    connectors,
-    clock,
-    failpoints,
-    log,
-    publicBaseUrl,
-    idempotencyLeaseMs: config.idempotencyLeaseMs,
-    idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
-    connectorTimeoutMs: config.connectorTimeoutMs,
-    health,
-    statusSyncDelayMs: config.statusSyncDelayMs,
-  };
   // The dispatcher runs in every server process with RUN_JOBS (the embedded default); on
   // PostgreSQL, dedicated `npx tributary worker`s may run beside or instead of it.
   const webhooks = config.runJobs ? webhookJobs(config, { store, secret, clock, log }) : undefined;
   const jobs = config.runJobs
     ? startJobs(
         [
-          creationCompleterJob({ ...createDeps, abandonAfterMs: config.creationAbandonMs }),
+          creationCompleterJob({ ...modules.createPayment, abandonAfterMs: config.creationAbandonMs }),
           idempotencyRetentionJob({ store, clock }),
           ...(store.kind === 'embedded' ? [embeddedMaintenanceJob({ store })] : []),
           ...(webhooks === undefined ? [] : [webhooks.retention]),

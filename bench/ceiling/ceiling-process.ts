@@ -7,12 +7,12 @@ import { newId } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { getKey, type IdempotencyScope } from '../../src/modules/idempotency/idempotency-repo.ts';
 import { createMerchantService } from '../../src/modules/merchants/merchant-service.ts';
-import type { Principal } from '../../src/modules/payments/payment-types.ts';
 import { findPayment } from '../../src/modules/payments/payment-repo.ts';
 import { paymentView } from '../../src/modules/payments/payment-view.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { LatencyRecorder } from '../lib/stats.ts';
 import { type CreateWritesContext, sampleInstructions, type WrittenCreate, writeOneCreate } from './create-writes.ts';
+import type { Principal } from '../../src/kernel/index.ts';
 
 /**
  * The ceiling process: everything the service is judged against, in a process of its own (like

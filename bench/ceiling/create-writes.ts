@@ -5,8 +5,10 @@ import type { CurrencyCode } from '../../src/lib/currencies.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { getKey, type IdempotencyScope } from '../../src/modules/idempotency/idempotency-repo.ts';
 import { CREATE_OPERATION, writeCreateFinish, writeCreateStart } from '../../src/modules/payments/create-payment.ts';
-import type { Payment, Principal } from '../../src/modules/payments/payment-types.ts';
+import type { Payment } from '../../src/modules/payments/payment-types.ts';
 import { paymentView } from '../../src/modules/payments/payment-view.ts';
+import type { Principal } from '../../src/kernel/index.ts';
+import { newPayment } from '../../src/modules/payments/new-payment.ts';
 
 /**
  * The database ceiling of a create: the very transaction bodies `createPayment` runs for one new
@@ -65,42 +67,25 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
   const expiresAt = new Date(now.getTime() + sandboxBankCapabilities.instructionTtl.defaultMs);
   const candidates = [{ connector: 'sandbox_bank', channel: 'bank' as const, instrument: 'BCA' }];
   const trace = [{ connector: 'sandbox_bank', channel: 'bank' as const, decision: 'candidate' as const, reason: 'ceiling' }];
-  const processing: Payment = {
+  const processing = newPayment({
     id: paymentId,
     merchantId: principal.merchantId,
     environment: principal.environment,
-    status: 'processing',
-    amountMinor: 15_000_000n,
-    currency: 'IDR' as CurrencyCode,
-    referenceNo: `ceiling-${paymentId}`,
-    description: null,
-    channelRequested: 'auto',
-    channel: null,
-    paymentMethod: null,
-    instructions: null,
-    metadata: {},
-    email: 'payer@example.com',
-    callbackUrl: null,
     apiVersion: principal.apiVersion,
-    version: 1,
+    request: {
+      amountMinor: 15_000_000n,
+      currency: 'IDR' as CurrencyCode,
+      referenceNo: `ceiling-${paymentId}`,
+      description: null,
+      channel: 'auto',
+      callbackUrl: null,
+      metadata: {},
+      email: 'payer@example.com',
+    },
     expiresAt,
-    failureCode: null,
-    failureMessage: null,
-    amountRefundedMinor: 0n,
-    createdAt: now,
-    updatedAt: now,
-    succeededAt: null,
-    closedAt: null,
+    now,
     routing: { candidates, trace, attempts: [] },
-    amountPaidMinor: 0n,
-    latePayment: null,
-    cancellationReason: null,
-    reversalReason: null,
-    settlementId: null,
-    settledAt: null,
-    feeMinor: null,
-    netMinor: null,
-  };
+  });
   const leaseToken = `lease-${seq}`;
 
   // The key read a keyed create makes first (finding nothing), then the two statements.

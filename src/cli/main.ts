@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
-import type { Environment } from '../connectors/core/connector.ts';
 import { DataDirInUseError } from '../db/data-dir-lock.ts';
 import { MigrationError } from '../db/migrate.ts';
 import { systemClock } from '../lib/clock.ts';
@@ -25,6 +24,7 @@ import {
   sandboxMasterSecret,
 } from '../runtime.ts';
 import { sandboxCredentials } from '../sandbox/sandbox-secrets.ts';
+import type { Environment } from '../kernel/index.ts';
 
 /**
  * `npx tributary …`: the operator's tool. It opens the same store the server uses (on the

@@ -1,9 +1,10 @@
 import { callProvider } from '../connectors/core/provider-call.ts';
-import type { CancelOutcome, ChargeSnapshot, Environment } from '../connectors/core/connector.ts';
+import type { CancelOutcome, ChargeSnapshot } from '../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../connectors/core/registry.ts';
-import { applyProviderSnapshot, closePendingPayment, type LifecycleDeps } from '../modules/payments/payment-lifecycle.ts';
+import { applyProviderSnapshot, closePendingPayment } from '../modules/payments/payment-lifecycle.ts';
 import { findExpiredPending, findIssuedAttempt, findPayment } from '../modules/payments/payment-repo.ts';
 import type { Job } from './job-runner.ts';
+import type { Environment, LifecycleDeps } from '../kernel/index.ts';
 
 /**
  * Guarantees that every pending payment ends: at `expires_at` it becomes `expired`. Before that,

@@ -1,9 +1,9 @@
 import type { ConnectorRegistry } from '../connectors/core/registry.ts';
-import type { LifecycleDeps } from '../modules/payments/payment-lifecycle.ts';
 import { applyRefundOutcome, sendRefund } from '../modules/refunds/refund-outcome.ts';
 import { findDueRefundSyncs, findRefund, rescheduleRefundSync } from '../modules/refunds/refund-repo.ts';
 import type { Job } from './job-runner.ts';
 import { nextSyncGapMs } from './status-sync.ts';
+import type { LifecycleDeps } from '../kernel/index.ts';
 
 /**
  * Refund sync: a refund the provider has not finished (it answered `pending`, or did not answer)

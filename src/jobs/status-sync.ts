@@ -1,10 +1,11 @@
 import { callProvider } from '../connectors/core/provider-call.ts';
 import type { QueryOutcome } from '../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../connectors/core/registry.ts';
-import { applyProviderSnapshot, type LifecycleDeps } from '../modules/payments/payment-lifecycle.ts';
+import { applyProviderSnapshot } from '../modules/payments/payment-lifecycle.ts';
 import { findDueSyncs, rescheduleSync } from '../modules/payments/payment-repo.ts';
 import type { ConnectorHealthTracker } from '../modules/routing/connector-health.ts';
 import type { Job } from './job-runner.ts';
+import type { LifecycleDeps } from '../kernel/index.ts';
 
 /**
  * Status sync: when a provider's notification is late (lost, delayed, the provider's retries not

@@ -1,3 +1,4 @@
+import { eventObjectTemplate } from '../catalogue/event-examples.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../db/store.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -38,6 +39,7 @@ export function webhookJobs(
     connectTimeoutMs: config.webhookConnectTimeoutMs,
     leaseMs: config.webhookLeaseMs,
     disableAfterMs: DEFAULT_DISABLE_AFTER_MS,
+    eventObjectTemplate,
     concurrency: config.webhookConcurrency,
     perTargetConcurrency: config.webhookConcurrencyPerEndpoint,
     pollIntervalMs: config.webhookPollMs,

@@ -8,14 +8,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 export const DEFAULT_SIGNATURE_TOLERANCE_S = 300;
 
-export function signatureHeader(secret: string, body: string, at: Date): string {
+export function timestampedSignatureHeader(secret: string, body: string, at: Date): string {
   const t = Math.floor(at.getTime() / 1000);
   return `t=${t},v1=${mac(secret, t, body)}`;
 }
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: 'missing_signature' | 'bad_signature' | 'stale_timestamp' };
 
-export function verifySignatureHeader(
+export function verifyTimestampedSignatureHeader(
   secrets: readonly string[],
   header: string | undefined,
   body: string,

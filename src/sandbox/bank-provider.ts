@@ -1,15 +1,7 @@
 import { formatMajorAmount, parseMajorAmount } from '../lib/money.ts';
 import { digitsFrom } from './deterministic.ts';
-import {
-  type CreateInput,
-  type Parsed,
-  type ProviderDialect,
-  type SandboxCharge,
-  type SandboxChargeState,
-  parseCurrency,
-  parseDate,
-  parseMetadata,
-} from './provider-engine.ts';
+import type { CreateInput, Parsed, ProviderDialect, SandboxCharge, SandboxChargeState } from './sandbox-types.ts';
+import { parseCurrency, parseDate, parseMetadata } from './wire-format.ts';
 
 /**
  * "Sandbox Bank": virtual accounts at five banks. Amounts travel as decimal strings in major

@@ -1,15 +1,6 @@
 import { digitsFrom } from './deterministic.ts';
-import {
-  type CreateInput,
-  exactAmountStatusWords,
-  type Parsed,
-  type ProviderDialect,
-  type SandboxCharge,
-  parseCurrency,
-  parseDate,
-  parseMetadata,
-  parseMinor,
-} from './provider-engine.ts';
+import type { CreateInput, Parsed, ProviderDialect, SandboxCharge } from './sandbox-types.ts';
+import { exactAmountStatusWords, parseCurrency, parseDate, parseMetadata, parseMinor } from './wire-format.ts';
 
 /**
  * "Sandbox counter": payment codes paid in cash at retail outlets. The cashier takes the exact

@@ -1,15 +1,6 @@
 import { digitsFrom, tokenFrom } from './deterministic.ts';
-import {
-  type CreateInput,
-  exactAmountStatusWords,
-  type Parsed,
-  type ProviderDialect,
-  type SandboxCharge,
-  parseCurrency,
-  parseDate,
-  parseMetadata,
-  parseMinor,
-} from './provider-engine.ts';
+import type { CreateInput, Parsed, ProviderDialect, SandboxCharge } from './sandbox-types.ts';
+import { exactAmountStatusWords, parseCurrency, parseDate, parseMetadata, parseMinor } from './wire-format.ts';
 
 /**
  * "Sandbox e-wallet": a checkout URL, a deep link and a QR string per charge. Amounts travel as

@@ -4,19 +4,13 @@ import type { Logger } from '../lib/logger.ts';
 import { bankDialect } from './bank-provider.ts';
 import { counterDialect } from './counter-provider.ts';
 import { ewalletDialect } from './ewallet-provider.ts';
-import {
-  type FaultSpec,
-  type Faults,
-  type NotificationFault,
-  type RefundFault,
-  type ProviderReply,
-  SETTLEMENT_REPORT_FAULT_KINDS,
-  type SettlementReportFault,
-  type SimulateAction,
-  SandboxProvider,
-  parseDate,
-  parseMinor,
-} from './provider-engine.ts';
+import type { FaultSpec, SimulateAction } from './charge-book.ts';
+import type { NotificationFault } from './notification-outbox.ts';
+import type { RefundFault } from './refund-book.ts';
+import { type Faults, SandboxProvider } from './sandbox-provider.ts';
+import type { ProviderReply } from './sandbox-types.ts';
+import { SETTLEMENT_REPORT_FAULT_KINDS, type SettlementReportFault } from './settlement-reports.ts';
+import { parseDate, parseMinor } from './wire-format.ts';
 import { sandboxCredentials } from './sandbox-secrets.ts';
 
 /**

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  CHANNELS,
   type CallContext,
   type ChargeRequest,
   type Connector,
@@ -12,6 +11,7 @@ import {
 import { isCurrencyCode, type CurrencyCode } from '../../src/lib/currencies.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { ManualClock } from '../../src/lib/clock.ts';
+import { CHANNELS } from '../../src/kernel/index.ts';
 
 /**
  * The connector contract suite: what every connector must do, whatever its provider. A connector

@@ -4,7 +4,7 @@ import { COUNTER_STATUS_MAP } from '../../src/connectors/sandbox-counter/transfo
 import { EWALLET_STATUS_MAP } from '../../src/connectors/sandbox-ewallet/transformers.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
-import { signatureHeader } from '../../src/lib/hmac-signature.ts';
+import { timestampedSignatureHeader } from '../../src/lib/hmac-signature.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { builtInConnectors } from '../../src/runtime.ts';
 import { buildProvidersServer } from '../../src/sandbox/providers-server.ts';
@@ -93,7 +93,7 @@ for (const subject of SUBJECTS) {
       secrets: [credentials.apiKey, credentials.webhookSecret],
       foreignSecret: sandboxCredentials('another-secret-another-secret-0001', subject.connector).webhookSecret,
       signatureHeader: subject.header,
-      sign: (secret, body, at) => signatureHeader(secret, body, at),
+      sign: (secret, body, at) => timestampedSignatureHeader(secret, body, at),
       async close() {
         await server.close();
         await receiver.close();

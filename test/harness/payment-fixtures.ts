@@ -1,4 +1,4 @@
-import type { Channel, Environment, Instructions } from '../../src/connectors/core/connector.ts';
+import type { Instructions } from '../../src/connectors/core/connector.ts';
 import type { Queryable } from '../../src/db/store.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
 import { newId } from '../../src/lib/ids.ts';
@@ -6,6 +6,8 @@ import { insertPayment } from '../../src/modules/payments/payment-repo.ts';
 import type { PaymentStatus } from '../../src/modules/payments/payment-states.ts';
 import type { Payment } from '../../src/modules/payments/payment-types.ts';
 import { ref } from './test-app.ts';
+import type { Channel, Environment } from '../../src/kernel/index.ts';
+import { newPayment } from '../../src/modules/payments/new-payment.ts';
 
 /**
  * Payments written straight to the store, for read-side tests that need many rows, exact
@@ -55,40 +57,30 @@ export async function seedPayment(q: Queryable, o: SeedOptions): Promise<Payment
   const channel = o.channel ?? 'bank';
   const closed = !['processing', 'pending'].includes(status);
   const payment: Payment = {
-    id: newId('payment', o.createdAt.getTime()),
-    merchantId: o.merchantId,
-    environment: o.environment ?? 'sandbox',
+    ...newPayment({
+      id: newId('payment', o.createdAt.getTime()),
+      merchantId: o.merchantId,
+      environment: o.environment ?? 'sandbox',
+      apiVersion: '2026-11-01',
+      request: {
+        amountMinor: o.amountMinor ?? 15_000_000n,
+        currency: (o.currency ?? 'IDR') as CurrencyCode,
+        referenceNo: o.referenceNo ?? ref('seed'),
+        description: null,
+        channel: 'auto',
+        callbackUrl: null,
+        metadata: {},
+        email: null,
+      },
+      expiresAt: new Date(o.createdAt.getTime() + 86_400_000),
+      now: o.createdAt,
+      routing: null,
+    }),
     status,
-    amountMinor: o.amountMinor ?? 15_000_000n,
-    currency: (o.currency ?? 'IDR') as CurrencyCode,
-    referenceNo: o.referenceNo ?? ref('seed'),
-    description: null,
-    channelRequested: 'auto',
     channel: status === 'processing' ? null : channel,
-    paymentMethod: null,
     instructions: status === 'processing' ? null : INSTRUCTIONS[channel],
-    metadata: {},
-    email: null,
-    callbackUrl: null,
-    apiVersion: '2026-11-01',
-    version: 1,
-    expiresAt: new Date(o.createdAt.getTime() + 86_400_000),
-    failureCode: null,
-    failureMessage: null,
-    amountRefundedMinor: 0n,
-    createdAt: o.createdAt,
-    updatedAt: o.createdAt,
     succeededAt: status === 'succeeded' ? o.createdAt : null,
     closedAt: closed ? o.createdAt : null,
-    routing: null,
-    amountPaidMinor: 0n,
-    latePayment: null,
-    cancellationReason: null,
-    reversalReason: null,
-    settlementId: null,
-    settledAt: null,
-    feeMinor: null,
-    netMinor: null,
   };
   await insertPayment(q, payment);
   return payment;

@@ -1,4 +1,5 @@
-import type { ChargeOutcome, ChargeRequest, Channel, Connector } from '../../src/connectors/core/connector.ts';
+import type { ChargeOutcome, ChargeRequest, Connector } from '../../src/connectors/core/connector.ts';
+import type { Channel } from '../../src/kernel/index.ts';
 
 /**
  * A connector whose answers the test decides, for the failure cases the sandbox providers do not

@@ -19,7 +19,7 @@ import type { CreatePaymentDeps } from '../../src/modules/payments/create-paymen
 import type { RateLimiter } from '../../src/modules/rate-limits/rate-limiter.ts';
 import { ConnectorHealthTracker } from '../../src/modules/routing/connector-health.ts';
 import { builtInConnectors } from '../../src/runtime.ts';
-import type { SandboxProvider } from '../../src/sandbox/provider-engine.ts';
+import type { SandboxProvider } from '../../src/sandbox/sandbox-provider.ts';
 import { createSandboxProviders, SANDBOX_PROVIDERS_PREFIX, type SandboxProviders } from '../../src/sandbox/sandbox-providers.ts';
 import { openTestStore, type TestStore } from './test-store.ts';
 

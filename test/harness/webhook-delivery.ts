@@ -9,6 +9,7 @@ import { DEFAULT_DISABLE_AFTER_MS } from '../../src/modules/webhooks/delivery-se
 import { SECRET_BOX_PURPOSE } from '../../src/modules/webhooks/webhook-secrets.ts';
 import { json, TEST_SECRET, type TestApp } from './test-app.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
+import { eventObjectTemplate } from '../../src/catalogue/event-examples.ts';
 
 /**
  * Merchant webhooks for an end-to-end test of an app already running: a loopback receiver that
@@ -36,6 +37,7 @@ export async function startWebhookDelivery(t: TestApp, clock: Clock, path: strin
     clock,
     log: createLogger(process.env['TEST_LOG_LEVEL'] ?? 'silent'),
     secretBox: createSecretBox(TEST_SECRET, SECRET_BOX_PURPOSE),
+    eventObjectTemplate,
     http,
     random: () => 0.5,
     timeoutMs: 3_000,

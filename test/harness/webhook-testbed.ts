@@ -10,6 +10,7 @@ import { DEFAULT_DISABLE_AFTER_MS } from '../../src/modules/webhooks/delivery-se
 import { SECRET_BOX_PURPOSE } from '../../src/modules/webhooks/webhook-secrets.ts';
 import { createTestApp, json, TEST_SECRET, type TestApp, type TestMerchant } from './test-app.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from './webhook-receiver.ts';
+import { eventObjectTemplate } from '../../src/catalogue/event-examples.ts';
 
 /**
  * Everything a webhook test needs: the app on a test store with a manual clock, a loopback
@@ -68,6 +69,7 @@ export async function createWebhookTestbed(options: TestbedOptions = {}): Promis
     clock,
     log: createLogger(process.env['TEST_LOG_LEVEL'] ?? 'silent'),
     secretBox: createSecretBox(TEST_SECRET, SECRET_BOX_PURPOSE),
+    eventObjectTemplate,
     http: newClient(),
     random: () => 0.5, // no jitter: schedules are exact in tests
     timeoutMs,

@@ -5,7 +5,7 @@ import { verifyLedger } from '../../src/modules/ledger/ledger.ts';
 import { canTransition, type PaymentStatus } from '../../src/modules/payments/payment-states.ts';
 import { REFUND_TRANSITIONS, type RefundStatus } from '../../src/modules/refunds/refund-types.ts';
 import type { ManualClock } from '../../src/lib/clock.ts';
-import type { RefundFaultMode } from '../../src/sandbox/provider-engine.ts';
+import type { RefundFaultMode } from '../../src/sandbox/refund-book.ts';
 import { appForSuite, json, ref, type TestApp } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 

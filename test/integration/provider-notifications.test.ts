@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { signatureHeader } from '../../src/lib/hmac-signature.ts';
+import { timestampedSignatureHeader } from '../../src/lib/hmac-signature.ts';
 import { sandboxCredentials } from '../../src/sandbox/sandbox-secrets.ts';
 import { gate } from '../harness/scripted-connector.ts';
 import { TEST_SECRET, appForSuite, json, quickStart } from '../harness/test-app.ts';
@@ -55,13 +55,15 @@ describe('inbound provider notifications', () => {
     const genuine = sandboxCredentials(TEST_SECRET, 'sandbox_bank').webhookSecret;
     const foreign = sandboxCredentials('someone-else-someone-else-0000001', 'sandbox_bank').webhookSecret;
 
-    const forged = await post('sandbox_bank', body, { 'x-sandbox-signature': signatureHeader(foreign, body, ctx.clock.now()) });
+    const forged = await post('sandbox_bank', body, {
+      'x-sandbox-signature': timestampedSignatureHeader(foreign, body, ctx.clock.now()),
+    });
     assert.equal(forged.statusCode, 401);
     assert.equal(json(forged)['code'], 'invalid_signature');
     assert.deepEqual(json(forged)['details'], [{ issue: 'bad_signature' }]);
 
     const tampered = await post('sandbox_bank', body.replace('"paid_amount":"150000"', '"paid_amount":"950000"'), {
-      'x-sandbox-signature': signatureHeader(genuine, body, ctx.clock.now()),
+      'x-sandbox-signature': timestampedSignatureHeader(genuine, body, ctx.clock.now()),
     });
     assert.equal(tampered.statusCode, 401);
 
@@ -70,7 +72,7 @@ describe('inbound provider notifications', () => {
     assert.deepEqual(json(unsigned)['details'], [{ issue: 'missing_signature' }]);
 
     const wrongConnector = await post('sandbox_ewallet', body, {
-      'x-ewallet-signature': signatureHeader(genuine, body, ctx.clock.now()),
+      'x-ewallet-signature': timestampedSignatureHeader(genuine, body, ctx.clock.now()),
     });
     assert.equal(wrongConnector.statusCode, 401, 'each connector has its own secret');
 
@@ -80,7 +82,9 @@ describe('inbound provider notifications', () => {
     assert.deepEqual(await ctx.t.eventTrail(id), ['payment.pending@2']);
 
     // The same bytes, signed with the right secret, are accepted: the refusals above were about the signature.
-    const ok = await post('sandbox_bank', body, { 'x-sandbox-signature': signatureHeader(genuine, body, ctx.clock.now()) });
+    const ok = await post('sandbox_bank', body, {
+      'x-sandbox-signature': timestampedSignatureHeader(genuine, body, ctx.clock.now()),
+    });
     assert.equal(ok.statusCode, 200, ok.body);
     await ctx.t.deliverNotifications();
     assert.equal((await ctx.t.payment(id))['status'], 'succeeded');
@@ -120,7 +124,7 @@ describe('inbound provider notifications', () => {
     assert.equal(unknown.statusCode, 404);
     const secret = sandboxCredentials(TEST_SECRET, 'sandbox_bank').webhookSecret;
     const unreadable = await post('sandbox_bank', body, {
-      'x-sandbox-signature': signatureHeader(secret, body, ctx.clock.now()),
+      'x-sandbox-signature': timestampedSignatureHeader(secret, body, ctx.clock.now()),
     });
     assert.equal(unreadable.statusCode, 400);
     assert.equal(json(unreadable)['code'], 'invalid_request');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '../../src/lib/ids.ts';
-import type { SettlementReportFault } from '../../src/sandbox/provider-engine.ts';
+import type { SettlementReportFault } from '../../src/sandbox/settlement-reports.ts';
 import { appForSuite, json } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 

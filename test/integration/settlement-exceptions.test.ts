@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { newId } from '../../src/lib/ids.ts';
 import { listSettlementExceptions, recordException } from '../../src/modules/settlement/settlement-exception-repo.ts';
 import { resolveSettlementExceptionAndAnnounce } from '../../src/modules/settlement/settlement-exceptions.ts';
-import type { SettlementReportFault } from '../../src/sandbox/provider-engine.ts';
+import type { SettlementReportFault } from '../../src/sandbox/settlement-reports.ts';
 import { appForSuite, json } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 

@@ -4,7 +4,7 @@ import type { CurrencyCode } from '../../src/lib/currencies.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { merchantBalances, postEntry, verifyLedger } from '../../src/modules/ledger/ledger.ts';
 import { refundHoldEntry } from '../../src/modules/ledger/movements.ts';
-import { SETTLEMENT_DELAY_MS } from '../../src/sandbox/provider-engine.ts';
+import { SETTLEMENT_DELAY_MS } from '../../src/sandbox/settlement-reports.ts';
 import { appForSuite, json, quickStart } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { createProviderHttp } from '../../src/connectors/core/provider-http.ts';
-import { signatureHeader, verifySignatureHeader } from '../../src/lib/hmac-signature.ts';
+import { timestampedSignatureHeader, verifyTimestampedSignatureHeader } from '../../src/lib/hmac-signature.ts';
 import { createLogger, redactSecrets } from '../../src/lib/logger.ts';
 import { instructionTtlMs, parseMerchantSettings } from '../../src/modules/merchants/merchant-settings.ts';
 import { classifyHealth, ConnectorHealthTracker } from '../../src/modules/routing/connector-health.ts';
@@ -14,28 +14,28 @@ describe('timestamped HMAC signatures', () => {
   const at = new Date('2026-11-21T10:00:00Z');
   const body = '{"id":"evt_1"}';
   it('verifies its own signature and accepts any of several secrets (rotation)', () => {
-    const header = signatureHeader('secret-b', body, at);
+    const header = timestampedSignatureHeader('secret-b', body, at);
     assert.match(header, /^t=1795255200,v1=[0-9a-f]{64}$/);
-    assert.deepEqual(verifySignatureHeader(['secret-a', 'secret-b'], header, body, at), { ok: true });
+    assert.deepEqual(verifyTimestampedSignatureHeader(['secret-a', 'secret-b'], header, body, at), { ok: true });
   });
   it('refuses a changed body, a wrong secret, a malformed header, and an old or future time', () => {
-    const header = signatureHeader('s', body, at);
-    assert.deepEqual(verifySignatureHeader(['s'], header, `${body} `, at), { ok: false, reason: 'bad_signature' });
-    assert.deepEqual(verifySignatureHeader(['x'], header, body, at), { ok: false, reason: 'bad_signature' });
-    assert.deepEqual(verifySignatureHeader(['s'], 'v1=abc', body, at), { ok: false, reason: 'bad_signature' });
-    assert.deepEqual(verifySignatureHeader(['s'], undefined, body, at), { ok: false, reason: 'missing_signature' });
-    assert.deepEqual(verifySignatureHeader(['s'], header, body, new Date(at.getTime() + 301_000)), {
+    const header = timestampedSignatureHeader('s', body, at);
+    assert.deepEqual(verifyTimestampedSignatureHeader(['s'], header, `${body} `, at), { ok: false, reason: 'bad_signature' });
+    assert.deepEqual(verifyTimestampedSignatureHeader(['x'], header, body, at), { ok: false, reason: 'bad_signature' });
+    assert.deepEqual(verifyTimestampedSignatureHeader(['s'], 'v1=abc', body, at), { ok: false, reason: 'bad_signature' });
+    assert.deepEqual(verifyTimestampedSignatureHeader(['s'], undefined, body, at), { ok: false, reason: 'missing_signature' });
+    assert.deepEqual(verifyTimestampedSignatureHeader(['s'], header, body, new Date(at.getTime() + 301_000)), {
       ok: false,
       reason: 'stale_timestamp',
     });
-    assert.deepEqual(verifySignatureHeader(['s'], header, body, new Date(at.getTime() - 301_000)), {
+    assert.deepEqual(verifyTimestampedSignatureHeader(['s'], header, body, new Date(at.getTime() - 301_000)), {
       ok: false,
       reason: 'stale_timestamp',
     });
-    assert.deepEqual(verifySignatureHeader(['s'], header, body, new Date(at.getTime() + 299_000)), { ok: true });
+    assert.deepEqual(verifyTimestampedSignatureHeader(['s'], header, body, new Date(at.getTime() + 299_000)), { ok: true });
     // The time is inside the MAC: moving it breaks the signature even inside the window.
     const moved = header.replace(/^t=(\d+)/, (_m, t: string) => `t=${Number(t) + 1}`);
-    assert.deepEqual(verifySignatureHeader(['s'], moved, body, at), { ok: false, reason: 'bad_signature' });
+    assert.deepEqual(verifyTimestampedSignatureHeader(['s'], moved, body, at), { ok: false, reason: 'bad_signature' });
   });
 });
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { createExampleBankConnector } from '../../src/connectors/template/template.connector.ts';
 import { EXAMPLE_STATUS_MAP, EXAMPLE_WIRE_STATUSES } from '../../src/connectors/template/transformers.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
-import { signatureHeader } from '../../src/lib/hmac-signature.ts';
+import { timestampedSignatureHeader } from '../../src/lib/hmac-signature.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 
 /**
@@ -83,7 +83,7 @@ describe('connector template (Example Bank)', () => {
 
   it('verifies and parses a notification', () => {
     const rawBody = JSON.stringify({ event_id: 'ev_9', payment_request: paymentRequest('PAID', 2) });
-    const headers = { 'example-signature': signatureHeader('whsec_example', rawBody, at) };
+    const headers = { 'example-signature': timestampedSignatureHeader('whsec_example', rawBody, at) };
     assert.deepEqual(connector.verifyNotification({ rawBody, headers }, at), { ok: true });
     const parsed = connector.parseNotification(rawBody);
     assert.ok(parsed.ok);

@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { ChargeSnapshot, ProviderChargeStatus } from '../../src/connectors/core/connector.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
-import type { LatePaymentPolicy } from '../../src/modules/merchants/merchant-settings.ts';
 import type { AttemptState, Payment } from '../../src/modules/payments/payment-types.ts';
 import { decideProviderUpdate } from '../../src/modules/payments/provider-update.ts';
+import type { LatePaymentPolicy } from '../../src/kernel/index.ts';
 
 /**
  * The pure core of "duplicate and out-of-order notifications change nothing twice": a provider's

@@ -1,4 +1,5 @@
 import type { CurrencyCode } from '../../lib/currencies.ts';
+import type { Channel, Environment } from '../../kernel/index.ts';
 
 /**
  * The connector contract. A connector turns our domain requests into one provider's wire calls
@@ -9,9 +10,6 @@ import type { CurrencyCode } from '../../lib/currencies.ts';
  * `transformers.ts` (wire types ↔ domain, one exhaustive status map), and must pass the shared
  * contract suite in `test/contract/connector-contract.ts`. docs/connectors.md explains how to add one.
  */
-export type Channel = 'bank' | 'ewallet' | 'counter';
-export const CHANNELS: readonly Channel[] = ['bank', 'ewallet', 'counter'];
-export type Environment = 'sandbox' | 'production';
 
 export interface Instrument {
   /** Provider-facing code: a bank code (`BCA`), a wallet (`DANA`), a counter partner (`ALFAMART`). */

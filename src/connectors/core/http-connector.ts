@@ -1,11 +1,10 @@
-import { verifySignatureHeader } from '../../lib/hmac-signature.ts';
+import { verifyTimestampedSignatureHeader } from '../../lib/hmac-signature.ts';
 import type {
   ChargeOwner,
   ChargeRequest,
   ChargeSnapshot,
   Connector,
   ConnectorCapabilities,
-  Environment,
   Instructions,
   ParsedNotification,
   ParsedRefundNotification,
@@ -16,6 +15,7 @@ import type {
   SimulatedOutcome,
 } from './connector.ts';
 import type { ProviderHttp, ProviderResponse } from './provider-http.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * The kit for connectors whose provider has a REST shape (create, read, close, refund, settlement
@@ -146,7 +146,7 @@ export function createHttpConnector(spec: HttpConnectorSpec): Connector {
     },
 
     verifyNotification(notification, now) {
-      return verifySignatureHeader(
+      return verifyTimestampedSignatureHeader(
         spec.signature.secrets,
         notification.headers[spec.signature.header],
         notification.rawBody,

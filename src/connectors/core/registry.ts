@@ -1,4 +1,5 @@
-import type { Connector, ConnectorCapabilities, Environment } from './connector.ts';
+import type { Connector, ConnectorCapabilities } from './connector.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * The connectors this deployment runs, and which environment may use which. Sandbox keys only

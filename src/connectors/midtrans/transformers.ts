@@ -3,7 +3,6 @@ import type {
   ChargeOwner,
   ChargeRequest,
   ChargeSnapshot,
-  Environment,
   Instructions,
   ParsedNotification,
   ProviderChargeStatus,
@@ -12,6 +11,7 @@ import { isRecord, jsonObject, mapStatus, str } from '../core/http-connector.ts'
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import { parseMajorAmount } from '../../lib/money.ts';
 import { MIDTRANS_CODES, type MidtransChargeRequest, type MidtransTransaction, type MidtransTransactionStatus } from './wire.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Midtrans wire ↔ Tributary domain, for the two Midtrans connectors (midtrans_bank, midtrans_counter).

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Principal } from '../../modules/payments/payment-types.ts';
 import { isCurrencyCode } from '../../lib/currencies.ts';
 import { formatHumanAmount } from '../../lib/money-display.ts';
 import { reportedMajorText } from '../../lib/money.ts';
 import { html, htmlDocument, type SafeHtml, trusted } from '../pages/html.ts';
+import type { Principal } from '../../kernel/index.ts';
 
 /**
  * The frame of every dashboard page: one stylesheet allowed by hash, no script at all, forms
@@ -121,6 +121,11 @@ export const csrfField = (token: string) => html`<input type="hidden" name="csrf
 
 export function noticeBlock(notice: Notice): SafeHtml | string {
   return notice === undefined ? '' : html`<p class="notice ${notice.kind}" id="notice" role="status">${notice.text}</p>`;
+}
+
+/** An `<option>` of a select, marked selected when it is the current value. */
+export function option(value: string, label: string, selected: string | undefined): SafeHtml {
+  return html`<option value="${value}" ${selected === value ? html`selected` : ''}>${label}</option>`;
 }
 
 export function page(frame: Frame, title: string, notice: Notice, content: SafeHtml): string {

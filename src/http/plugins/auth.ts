@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../lib/error-catalogue.ts';
 import type { Authenticator } from '../../modules/merchants/authenticator.ts';
 import { KNOWN_API_VERSIONS } from '../../modules/merchants/merchant-service.ts';
-import type { Principal } from '../../modules/payments/payment-types.ts';
+import type { Principal } from '../../kernel/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,8 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import { EVENT_TYPES, exampleEvent } from '../../modules/events/event-types.ts';
+import { EVENT_TYPES } from '../../modules/events/event-types.ts';
 import { DEFAULT_ROTATION_OVERLAP_SECONDS, MAX_ROTATION_OVERLAP_SECONDS } from '../../modules/webhooks/webhook-secrets.ts';
 import { Nullable, StringEnum, Timestamp } from './schema-helpers.ts';
+import { exampleEvent } from '../../catalogue/event-examples.ts';
 
 /**
  * Schemas of the webhook resources (endpoints, events, deliveries, the callback secret) and the

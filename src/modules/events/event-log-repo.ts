@@ -1,6 +1,6 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { StoredEvent } from './event-view.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Reading the event log (GET /event…). Scoped by merchant and environment like every finder:

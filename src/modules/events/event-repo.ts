@@ -1,7 +1,7 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import { guardOf, type Statement } from '../../db/statement.ts';
 import type { Queryable } from '../../db/store.ts';
 import { newId } from '../../lib/ids.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Events are written in the same transaction as the change they describe (the transactional

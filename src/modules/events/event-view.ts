@@ -1,5 +1,3 @@
-import { eventTypeInfo } from './event-types.ts';
-
 /**
  * An event as stored (`events.payload`) and as it goes out, in the webhook body and in
  * `GET /event`. The two are the same JSON, so what a merchant reads back is what was signed.
@@ -34,21 +32,24 @@ export function reorderLike(value: unknown, template: unknown): unknown {
   return out;
 }
 
-export function eventView(stored: StoredEvent): StoredEvent {
-  const info = eventTypeInfo(stored.type);
+/**
+ * The event as it goes out. `template` is an object of the event's type in the API's key order
+ * (the catalogue's example, `catalogue/event-examples.ts`, passed in by the caller).
+ */
+export function eventView(stored: StoredEvent, template: unknown): StoredEvent {
   return {
     id: stored.id,
     type: stored.type,
     created_at: stored.created_at,
     api_version: stored.api_version,
     data: {
-      object: reorderLike(stored.data.object, info?.example.object) as Record<string, unknown>,
+      object: reorderLike(stored.data.object, template) as Record<string, unknown>,
       previous_attributes: stored.data.previous_attributes,
     },
   };
 }
 
 /** The exact bytes of a webhook body for this event. */
-export function eventBody(stored: StoredEvent): string {
-  return JSON.stringify(eventView(stored));
+export function eventBody(stored: StoredEvent, template: unknown): string {
+  return JSON.stringify(eventView(stored, template));
 }

@@ -1,6 +1,6 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import { guardOf, type Statement } from '../../db/statement.ts';
 import type { Queryable } from '../../db/store.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * The idempotency record (see docs/idempotency.md). The primary key is the lock that makes

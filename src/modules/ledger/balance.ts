@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/store.ts';
 import { toMajorNumber } from '../../lib/money.ts';
-import type { Principal } from '../payments/payment-types.ts';
 import { merchantBalances, verifyLedger } from './ledger.ts';
+import type { Principal } from '../../kernel/index.ts';
 
 /**
  * GET /balance without the HTTP: the cached account balances (docs/money.md), and with `verify`

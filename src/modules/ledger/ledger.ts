@@ -1,8 +1,8 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import { assert } from '../../lib/assert.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import { newId } from '../../lib/ids.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * The double-entry ledger (docs/money.md). Call `postEntry` inside the transaction that makes the

@@ -1,6 +1,6 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import { credit, debit, type NewEntry } from './ledger.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * The entry for each money movement of docs/money.md, as pure functions. The table in the docs

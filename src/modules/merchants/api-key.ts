@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Environment } from '../../connectors/core/connector.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Secret API keys: `sk_test_…` (sandbox) and `sk_live_…` (production) followed by 32 base62

@@ -1,8 +1,8 @@
 import type { Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { Principal } from '../payments/payment-types.ts';
 import { environmentOfKey, hashApiKey } from './api-key.ts';
 import { findKeyByHash, type KeyPrincipalRow } from './merchant-repo.ts';
+import type { Principal } from '../../kernel/index.ts';
 
 /**
  * Turns a presented API key into a principal, with its merchant's settings. Lookups are cached per

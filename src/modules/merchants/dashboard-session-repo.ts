@@ -1,6 +1,6 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
-import { type MerchantSettings, parseMerchantSettings } from './merchant-settings.ts';
+import { parseMerchantSettings } from './merchant-settings.ts';
+import type { Environment, MerchantSettings } from '../../kernel/index.ts';
 
 /** Dashboard sessions (migration 0013): only the token's keyed hash is stored. */
 export interface LiveSession {

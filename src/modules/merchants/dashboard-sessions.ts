@@ -1,11 +1,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { Principal } from '../payments/payment-types.ts';
 import { environmentOfKey, hashApiKey } from './api-key.ts';
 import { principalOfKey } from './authenticator.ts';
 import { deleteDeadSessions, endSession, findLiveSession, insertSession, touchSession } from './dashboard-session-repo.ts';
 import { findKeyByHash } from './merchant-repo.ts';
+import type { Principal } from '../../kernel/index.ts';
 
 /**
  * Sessions of the merchant dashboard (docs/dashboard.md, decision 0019). The secret API key is

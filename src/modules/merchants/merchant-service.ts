@@ -1,4 +1,3 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable, Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
@@ -14,6 +13,7 @@ import {
   type Merchant,
   revokeApiKey,
 } from './merchant-repo.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /** The API version current at this build; new merchants are pinned to it. */
 export const CURRENT_API_VERSION = '2026-11-01';

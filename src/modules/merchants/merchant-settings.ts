@@ -1,7 +1,6 @@
-import type { Channel, ConnectorCapabilities } from '../../connectors/core/connector.ts';
-import { CHANNELS } from '../../connectors/core/connector.ts';
+import type { ConnectorCapabilities } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
-import type { RoutingPreferences } from '../routing/route-payment.ts';
+import { CHANNELS, type Channel, type MerchantSettings, type RoutingPreferences } from '../../kernel/index.ts';
 
 /**
  * Per-merchant settings, stored in `merchants.settings` (jsonb) and read leniently: a missing or
@@ -22,16 +21,6 @@ import type { RoutingPreferences } from '../routing/route-payment.ts';
  * }
  * ```
  */
-export type LatePaymentPolicy = 'accept' | 'refund';
-
-export interface MerchantSettings {
-  /** What to do with money that arrives after the payment closed. Default `refund`. */
-  latePaymentPolicy: LatePaymentPolicy;
-  /** How long instructions stay payable, per channel; clamped to each connector's bounds. */
-  instructionTtlMs: Partial<Record<Channel, number>>;
-  routing: RoutingPreferences;
-}
-
 export const DEFAULT_MERCHANT_SETTINGS: MerchantSettings = { latePaymentPolicy: 'refund', instructionTtlMs: {}, routing: {} };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

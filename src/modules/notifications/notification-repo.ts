@@ -1,5 +1,5 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Inbound provider notifications (table provider_notifications). A notification is stored raw

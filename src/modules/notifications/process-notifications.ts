@@ -1,15 +1,15 @@
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
 import type { ChargeSnapshot, Connector, RefundReport } from '../../connectors/core/connector.ts';
 import { callProvider } from '../../connectors/core/provider-call.ts';
-import { applyProviderSnapshot, resolveSnapshotOwner, type LifecycleDeps } from '../payments/payment-lifecycle.ts';
-import { applyRefundOutcome } from '../refunds/refund-outcome.ts';
-import { findRefundOwner } from '../refunds/refund-repo.ts';
+import { applyProviderSnapshot, resolveSnapshotOwner } from '../payments/index.ts';
+import { applyRefundOutcome, findRefundOwner } from '../refunds/index.ts';
 import {
   claimDueNotifications,
   type StoredNotification,
   finishNotification,
   retryNotificationLater,
 } from './notification-repo.ts';
+import type { LifecycleDeps } from '../../kernel/index.ts';
 
 /**
  * Processes stored provider notifications: parse (the connector's transformers), apply to the

@@ -1,21 +1,21 @@
 import { callProvider } from '../../connectors/core/provider-call.ts';
 import type { CancelOutcome, Connector } from '../../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
-import { deleteStartedKey } from '../idempotency/idempotency-repo.ts';
 import {
+  type KeyDecision,
+  deleteStartedKey,
   existingKeyDecision,
   finishKeyWithin,
   inProgress,
   keyedOperation,
-  type KeyDecision,
-  type OperationResult,
   startKeyedOperation,
   unlessLeaseLost,
-} from '../idempotency/idempotent-operation.ts';
-import { applyProviderSnapshot, closePendingPayment, type LifecycleDeps } from './payment-lifecycle.ts';
+} from '../idempotency/index.ts';
+import { applyProviderSnapshot, closePendingPayment } from './payment-lifecycle.ts';
 import { findIssuedAttempt, findPayment } from './payment-repo.ts';
-import type { AttemptState, CancellationReason, Payment, Principal } from './payment-types.ts';
+import type { AttemptState, CancellationReason, Payment } from './payment-types.ts';
 import { paymentView } from './payment-view.ts';
+import type { KeyedResult, LifecycleDeps, Principal } from '../../kernel/index.ts';
 
 /**
  * POST /payment/{id}/cancel without the HTTP. Only a pending payment can be canceled. The provider
@@ -50,7 +50,7 @@ export async function cancelPayment(
   paymentId: string,
   input: { cancellationReason: CancellationReason | null },
   idempotencyKey: string | undefined,
-): Promise<OperationResult> {
+): Promise<KeyedResult> {
   const keyDeps = { store: deps.store, clock: deps.clock, leaseMs: deps.idempotencyLeaseMs, ttlMs: deps.idempotencyTtlMs };
   const op = keyedOperation(
     principal,
@@ -137,7 +137,7 @@ async function checkCancelable(
   principal: Principal,
   paymentId: string,
 ): Promise<
-  | Extract<OperationResult, { kind: 'failure' }>
+  | Extract<KeyedResult, { kind: 'failure' }>
   | { kind: 'ok'; payment: Payment; attempt: AttemptState; connector: Connector; providerReference: string }
 > {
   const payment = await findPayment(deps.store, principal.merchantId, principal.environment, paymentId);

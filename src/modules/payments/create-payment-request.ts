@@ -1,9 +1,8 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { FieldIssue } from '../../lib/error-catalogue.ts';
 import { type Allowlist, checkOutboundUrl } from '../../lib/net/address-policy.ts';
-import type { CreatePaymentInput } from './create-payment.ts';
 import { amountInput, currencyInput } from './money-input.ts';
-import type { ChannelRequest } from './payment-types.ts';
+import type { ChannelRequest, Environment } from '../../kernel/index.ts';
+import type { CreatePaymentInput } from './payment-types.ts';
 
 /** The create body after schema validation: types are right, domain rules not yet checked. */
 export interface CreatePaymentBody {

@@ -6,31 +6,31 @@ import { withCtes } from '../../db/statement.ts';
 import type { Queryable, Store } from '../../db/store.ts';
 import { assert } from '../../lib/assert.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { CurrencyCode } from '../../lib/currencies.ts';
 import type { ErrorCode, ErrorDetail } from '../../lib/error-catalogue.ts';
 import type { Failpoints } from '../../lib/failpoints.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { insertEvent, insertEventStatement } from '../events/event-repo.ts';
-import { fingerprint } from '../idempotency/fingerprint.ts';
+import { insertEvent, insertEventStatement } from '../events/index.ts';
 import {
-  claimExpiredLease,
+  type IdempotencyRecord,
+  type IdempotencyScope,
+  type KeyRow,
+  answerFromKey,
+  decideOnExistingKey,
+  fingerprint,
   finishKey,
   finishKeyStatement,
   getKey,
-  holdsLease,
-  type IdempotencyRecord,
-  type IdempotencyScope,
   insertStartedKeyStatement,
+  LeaseLost,
   keyRecordOf,
-  type KeyRow,
   lockLeaseStatement,
   releaseLease,
   selectKeyStatement,
-} from '../idempotency/idempotency-repo.ts';
-import { findMerchantSettings, instructionTtlMs, type MerchantSettings } from '../merchants/merchant-settings.ts';
-import type { ConnectorHealthTracker } from '../routing/connector-health.ts';
-import { type Candidate, routePayment } from '../routing/route-payment.ts';
+  withLease,
+} from '../idempotency/index.ts';
+import { findMerchantSettings, instructionTtlMs } from '../merchants/index.ts';
+import { type Candidate, type ConnectorHealthTracker, routePayment } from '../routing/index.ts';
 import {
   findLivePaymentIdByReference,
   findPayment,
@@ -44,23 +44,15 @@ import {
   markPaymentPendingStatement,
   type NewAttempt,
 } from './payment-repo.ts';
-import type { Attempt, ChannelRequest, Payment, Principal } from './payment-types.ts';
+import type { Attempt, CreatePaymentInput, Payment } from './payment-types.ts';
+import { newPayment } from './new-payment.ts';
 import { paymentView } from './payment-view.ts';
+import type { KeyedResult, MerchantSettings, Principal } from '../../kernel/index.ts';
 
 /**
  * POST /payment/create without the HTTP: route, persist, call the provider between transactions,
  * finish. The recovery points and failure cases are in docs/idempotency.md and docs/payments.md.
  */
-export interface CreatePaymentInput {
-  amountMinor: bigint;
-  currency: CurrencyCode;
-  referenceNo: string;
-  description: string | null;
-  channel: ChannelRequest;
-  callbackUrl: string | null;
-  metadata: Record<string, string>;
-  email: string | null;
-}
 
 export interface CreatePaymentDeps {
   store: Store;
@@ -80,10 +72,6 @@ export interface CreatePaymentDeps {
 
 export const DEFAULT_STATUS_SYNC_DELAY_MS = 5 * 60_000;
 
-export type CreatePaymentResult =
-  | { kind: 'response'; status: number; body: string; replayed: boolean }
-  | { kind: 'failure'; code: ErrorCode; message: string; details: ErrorDetail[]; retryAfterSeconds?: number };
-
 export const CREATE_OPERATION = 'payment.create';
 /** Creates sent without a key still get a record (keyed by the payment id) so the completer can finish them. */
 export const UNKEYED_CREATE_OPERATION = 'payment.create.unkeyed';
@@ -93,20 +81,13 @@ export const MAX_ATTEMPTS_PER_RUN = 3;
 const MAX_ATTEMPTS_PER_PAYMENT = 12;
 const PROVIDER_RETRY_AFTER_SECONDS = 2;
 
-const failure = (
-  code: ErrorCode,
-  message: string,
-  details: ErrorDetail[] = [],
-  retryAfterSeconds?: number,
-): CreatePaymentResult => ({
+const failure = (code: ErrorCode, message: string, details: ErrorDetail[] = [], retryAfterSeconds?: number): KeyedResult => ({
   kind: 'failure',
   code,
   message,
   details,
   ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
 });
-
-class LeaseLostError extends Error {}
 
 const newLeaseToken = () => randomToken(12);
 const addMs = (d: Date, ms: number) => new Date(d.getTime() + ms);
@@ -116,7 +97,7 @@ export async function createPayment(
   principal: Principal,
   input: CreatePaymentInput,
   idempotencyKey: string | undefined,
-): Promise<CreatePaymentResult> {
+): Promise<KeyedResult> {
   const requestFingerprint = fingerprint(CREATE_OPERATION, input);
   if (idempotencyKey !== undefined) {
     // A retry's key exists: answer from it (replay, refuse, or take over) with one primary-key read,
@@ -162,43 +143,17 @@ export async function createPayment(
           key: idempotencyKey,
         };
   const leaseToken = newLeaseToken();
-  const payment: Payment = {
+  const payment = newPayment({
     id: paymentId,
     merchantId: principal.merchantId,
     environment: principal.environment,
-    status: 'processing',
-    amountMinor: input.amountMinor,
-    currency: input.currency,
-    referenceNo: input.referenceNo,
-    description: input.description,
-    channelRequested: input.channel,
-    channel: null,
-    paymentMethod: null,
-    instructions: null,
-    metadata: input.metadata,
-    email: input.email,
-    callbackUrl: input.callbackUrl,
     apiVersion: principal.apiVersion,
-    version: 1,
+    request: input,
     // Provisional: the issuing connector's answer sets the real expiry in transaction 2.
     expiresAt: addMs(now, instructionTtlMs(settings, firstConnector.capabilities)),
-    failureCode: null,
-    failureMessage: null,
-    amountRefundedMinor: 0n,
-    createdAt: now,
-    updatedAt: now,
-    succeededAt: null,
-    closedAt: null,
+    now,
     routing: { candidates: route.candidates, trace: route.trace, attempts: [] },
-    amountPaidMinor: 0n,
-    latePayment: null,
-    cancellationReason: null,
-    reversalReason: null,
-    settlementId: null,
-    settledAt: null,
-    feeMinor: null,
-    netMinor: null,
-  };
+  });
 
   // Transaction 1: the key, the processing payment (which takes the reference_no) and attempt 1.
   const firstAttempt: NewAttempt = {
@@ -410,7 +365,7 @@ async function driveReleasingOnError(
   leaseToken: string,
   paymentId: string,
   known?: KnownState,
-): Promise<CreatePaymentResult> {
+): Promise<KeyedResult> {
   try {
     return await drive(deps, principal, scope, leaseToken, paymentId, 'request', known);
   } catch (error) {
@@ -419,42 +374,24 @@ async function driveReleasingOnError(
   }
 }
 
-/** A request whose key already exists: replay, refuse, or take over an abandoned one. */
+/** A request whose key already exists: replay, refuse, or take over an abandoned one and resume it. */
 async function continueExisting(
   deps: CreatePaymentDeps,
   principal: Principal,
   scope: IdempotencyScope,
   record: IdempotencyRecord,
   requestFingerprint: string,
-): Promise<CreatePaymentResult> {
-  if (record.fingerprint !== requestFingerprint) {
-    return failure('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.', [
-      { field: 'Idempotency-Key', issue: 'idempotency_key_reused', message: 'use a new key for a different request' },
-    ]);
-  }
-  if (record.status === 'finished') {
-    return { kind: 'response', status: record.responseStatus, body: record.responseBody, replayed: true };
-  }
-  const now = deps.clock.now();
-  if (record.lockedUntil !== null && record.lockedUntil > now) {
-    const seconds = Math.max(1, Math.ceil((record.lockedUntil.getTime() - now.getTime()) / 1000));
-    return inProgress(seconds);
-  }
-  const leaseToken = newLeaseToken();
-  const claimed = await claimExpiredLease(deps.store, scope, {
-    seenToken: record.leaseToken,
-    newToken: leaseToken,
-    lockedUntil: addMs(now, deps.idempotencyLeaseMs),
-    now,
-  });
-  if (!claimed) return inProgress(1);
+): Promise<KeyedResult> {
+  const keyDeps = { store: deps.store, clock: deps.clock, leaseMs: deps.idempotencyLeaseMs };
+  const decision = await decideOnExistingKey(keyDeps, scope, record, requestFingerprint);
+  if (decision.kind === 'answer') return decision.result;
   assert(record.resourceId !== null, 'started create without a payment id');
-  deps.log.info({ payment_id: record.resourceId, recovery_point: record.recoveryPoint }, 'resuming an interrupted create');
-  return driveReleasingOnError(deps, principal, scope, leaseToken, record.resourceId);
+  deps.log.info(
+    { payment_id: record.resourceId, recovery_point: 'recoveryPoint' in record ? record.recoveryPoint : null },
+    'resuming an interrupted create',
+  );
+  return driveReleasingOnError(deps, principal, scope, decision.leaseToken, record.resourceId);
 }
-
-const inProgress = (seconds: number) =>
-  failure('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running.', [], seconds);
 
 /**
  * Runs the provider calls for a processing payment while holding the key's lease: re-sends a
@@ -470,10 +407,10 @@ export async function drive(
   paymentId: string,
   mode: 'request' | 'completer',
   known?: KnownState,
-): Promise<CreatePaymentResult> {
+): Promise<KeyedResult> {
   const payment = known?.payment ?? (await findPayment(deps.store, principal.merchantId, principal.environment, paymentId));
   assert(payment !== undefined, `idempotency key points at missing payment ${paymentId}`);
-  if (payment.status !== 'processing') return answerFromKey(deps, scope);
+  if (payment.status !== 'processing') return answerFromKey(deps.store, scope);
 
   // A resumed create follows the plan recorded at creation, so its trace stays the truth.
   const settings = known?.settings ?? principal.settings ?? (await findMerchantSettings(deps.store, principal.merchantId));
@@ -525,7 +462,7 @@ export async function drive(
           break;
         }
         const failed = attempt;
-        await withLease(deps, scope, leaseToken, (tx) =>
+        await withLease(deps.store, scope, leaseToken, (tx) =>
           markAttemptFailed(tx, { id: failed.id, errorCode: outcome.code, errorMessage: outcome.message, now: deps.clock.now() }),
         );
         attempts[attempts.length - 1] = { ...failed, status: 'failed', errorCode: outcome.code, errorMessage: outcome.message };
@@ -549,7 +486,7 @@ export async function drive(
         chargeExpiresAt:
           nextConnector === undefined ? payment.expiresAt : addMs(now, instructionTtlMs(settings, nextConnector.capabilities)),
       };
-      await withLease(deps, scope, leaseToken, (tx) =>
+      await withLease(deps.store, scope, leaseToken, (tx) =>
         insertAttempt(tx, {
           ...nextAttempt,
           merchantId: principal.merchantId,
@@ -564,7 +501,7 @@ export async function drive(
       attempt = nextAttempt;
     }
   } catch (error) {
-    if (error instanceof LeaseLostError) return answerFromKey(deps, scope);
+    if (error instanceof LeaseLost) return answerFromKey(deps.store, scope);
     throw error;
   }
 
@@ -577,19 +514,6 @@ export async function drive(
     [{ payment_id: paymentId }],
     PROVIDER_RETRY_AFTER_SECONDS,
   );
-}
-
-/** Runs `fn` in a transaction that only commits while we still hold the key's lease. */
-async function withLease<T>(
-  deps: CreatePaymentDeps,
-  scope: IdempotencyScope,
-  leaseToken: string,
-  fn: (tx: Queryable) => Promise<T>,
-): Promise<T> {
-  return deps.store.transaction(async (tx) => {
-    if (!(await holdsLease(tx, scope, leaseToken))) throw new LeaseLostError();
-    return fn(tx);
-  });
 }
 
 async function callConnector(
@@ -656,7 +580,7 @@ async function finishIssued(
   attempts: readonly Attempt[],
   attempt: Attempt,
   outcome: Extract<ChargeOutcome, { kind: 'issued' }>,
-): Promise<CreatePaymentResult> {
+): Promise<KeyedResult> {
   const connector = deps.connectors.get(attempt.connector);
   const instrument = connector?.capabilities.instruments.find((i) => i.code === attempt.instrument);
   const now = deps.clock.now();
@@ -711,7 +635,7 @@ async function failAbandoned(
   leaseToken: string,
   payment: Payment,
   reason: string,
-): Promise<CreatePaymentResult> {
+): Promise<KeyedResult> {
   const now = deps.clock.now();
   const failed: Payment = {
     ...payment,
@@ -733,7 +657,7 @@ async function failAbandoned(
       expiresAt: addMs(now, deps.idempotencyTtlMs),
     });
     if (!finished) return false;
-    if (!(await markPaymentFailed(tx, failed))) throw new LeaseLostError();
+    if (!(await markPaymentFailed(tx, failed))) throw new LeaseLost();
     await insertEvent(tx, {
       merchantId: failed.merchantId,
       environment: failed.environment,
@@ -751,7 +675,7 @@ async function failAbandoned(
 }
 
 /**
- * Runs a create's final transaction. `writes` returns false (or throws LeaseLostError) when our
+ * Runs a create's final transaction. `writes` returns false (or throws LeaseLost) when our
  * lease was taken over; then someone else finishes, and we answer with what they stored.
  */
 async function finishWithResponse(
@@ -760,23 +684,14 @@ async function finishWithResponse(
   body: string,
   shape: 'statement' | 'transaction',
   writes: (q: Queryable) => Promise<boolean>,
-): Promise<CreatePaymentResult> {
+): Promise<KeyedResult> {
   try {
     // A single-statement write is atomic on its own; several statements need a transaction.
     const done = shape === 'statement' ? await writes(deps.store) : await deps.store.transaction(writes);
-    if (!done) throw new LeaseLostError();
+    if (!done) throw new LeaseLost();
   } catch (error) {
-    if (error instanceof LeaseLostError) return answerFromKey(deps, scope);
+    if (error instanceof LeaseLost) return answerFromKey(deps.store, scope);
     throw error;
   }
   return { kind: 'response', status: 201, body, replayed: false };
-}
-
-/** Someone else finished (or holds) this request: answer from what the key says now. */
-async function answerFromKey(deps: CreatePaymentDeps, scope: IdempotencyScope): Promise<CreatePaymentResult> {
-  const record = await getKey(deps.store, scope);
-  if (record?.status === 'finished') {
-    return { kind: 'response', status: record.responseStatus, body: record.responseBody, replayed: true };
-  }
-  return inProgress(1);
 }

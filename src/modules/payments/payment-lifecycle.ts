@@ -2,13 +2,9 @@ import type { ChargeOwner, ChargeSnapshot } from '../../connectors/core/connecto
 import { isUniqueViolation } from '../../db/db-errors.ts';
 import type { Queryable, Store } from '../../db/store.ts';
 import { assert } from '../../lib/assert.ts';
-import type { Clock } from '../../lib/clock.ts';
-import type { Logger } from '../../lib/logger.ts';
-import { insertEvent } from '../events/event-repo.ts';
-import { postEntry } from '../ledger/ledger.ts';
-import { captureEntry, latePaymentEntry, reversalEntry } from '../ledger/movements.ts';
-import { findMerchantSettings } from '../merchants/merchant-settings.ts';
-import { committedRefundsMinor } from '../refunds/refund-repo.ts';
+import { insertEvent } from '../events/index.ts';
+import { captureEntry, latePaymentEntry, postEntry, reversalEntry } from '../ledger/index.ts';
+import { findMerchantSettings } from '../merchants/index.ts';
 import {
   findAttemptOwner,
   findAttemptState,
@@ -18,10 +14,12 @@ import {
   recordLateProviderReference,
   updateAttemptFromProvider,
   updatePaymentLifecycle,
+  committedRefundsMinor,
 } from './payment-repo.ts';
 import type { CancellationReason, Payment } from './payment-types.ts';
 import { paymentView } from './payment-view.ts';
 import { acceptsLatePayment, decideProviderUpdate, type PaymentEventType, type PaymentStep } from './provider-update.ts';
+import type { LifecycleDeps } from '../../kernel/index.ts';
 
 /**
  * Applies lifecycle changes to payments: provider reports (notifications, status syncs, answers to
@@ -30,12 +28,6 @@ import { acceptsLatePayment, decideProviderUpdate, type PaymentEventType, type P
  * `version + 1` per step, writes one event per step, and records the provider's view on the
  * attempt. Nothing here calls a provider: callers do that before, outside any transaction.
  */
-export interface LifecycleDeps {
-  store: Store;
-  clock: Clock;
-  log: Logger;
-  publicBaseUrl: string;
-}
 
 export type ApplyResult =
   | { status: 'processed'; outcome: string; paymentId: string }

@@ -1,7 +1,7 @@
 import type { AmountBounds, ConnectorCapabilities } from '../../connectors/core/connector.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import { toMajorNumber } from '../../lib/money.ts';
-import { routePayment } from '../routing/route-payment.ts';
+import { routePayment } from '../routing/index.ts';
 
 /**
  * GET /payment_method without the HTTP: what a merchant can offer in one environment, read from

@@ -1,10 +1,11 @@
-import type { Channel, Environment, Instructions } from '../../connectors/core/connector.ts';
+import type { Instructions } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import { isIdOf } from '../../lib/ids.ts';
 import { paymentFromRow } from './payment-repo.ts';
 import type { PaymentStatus } from './payment-states.ts';
 import type { Payment } from './payment-types.ts';
+import type { Channel, Environment } from '../../kernel/index.ts';
 
 /**
  * Read-only queries behind the list endpoint and the payer page. Kept apart from payment-repo.ts

@@ -1,4 +1,4 @@
-import type { Channel, Environment, Instructions } from '../../connectors/core/connector.ts';
+import type { Instructions } from '../../connectors/core/connector.ts';
 import { guarded, guardOf, type Statement } from '../../db/statement.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
@@ -9,13 +9,13 @@ import type {
   AttemptState,
   AttemptStatus,
   CancellationReason,
-  ChannelRequest,
   LatePayment,
   LatePaymentResolution,
   Payment,
   PaymentMethod,
   PaymentRouting,
 } from './payment-types.ts';
+import type { Channel, ChannelRequest, Environment } from '../../kernel/index.ts';
 
 /**
  * Data access for payments and attempts. Every finder takes the merchant and the environment:
@@ -570,4 +570,25 @@ export async function markAttemptFailed(
      WHERE id = $1 AND status = 'started'`,
     [a.id, a.errorCode, a.errorMessage.slice(0, 500), a.now],
   );
+}
+
+/**
+ * What is committed to refunds of one payment from one source (succeeded, and pending: held,
+ * outcome not known yet): refunds of captured money and of late money have separate limits.
+ */
+export async function committedRefundsMinor(
+  q: Queryable,
+  paymentId: string,
+  source: 'payment' | 'late_payment' = 'payment',
+): Promise<{ succeeded: bigint; pending: bigint }> {
+  const rows = await q.query<{ status: 'pending' | 'succeeded'; s: bigint }>(
+    `SELECT status, sum(amount_minor)::bigint AS s FROM refunds
+      WHERE payment_id = $1 AND status <> 'failed' AND (held_from = 'payer_refund_due') = $2
+      GROUP BY status`,
+    [paymentId, source === 'late_payment'],
+  );
+  return {
+    succeeded: rows.find((r) => r.status === 'succeeded')?.s ?? 0n,
+    pending: rows.find((r) => r.status === 'pending')?.s ?? 0n,
+  };
 }

@@ -1,25 +1,8 @@
-import type { MerchantSettings } from '../merchants/merchant-settings.ts';
-import type { Channel, Environment, Instructions } from '../../connectors/core/connector.ts';
+import type { Instructions } from '../../connectors/core/connector.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
-import type { Candidate, TraceEntry } from '../routing/route-payment.ts';
+import type { Candidate, TraceEntry } from '../routing/index.ts';
 import type { PaymentStatus } from './payment-states.ts';
-
-export type ChannelRequest = Channel | 'auto';
-
-/** Who is calling: decided by the API key, scoping every query. */
-export interface Principal {
-  merchantId: string;
-  merchantName: string;
-  environment: Environment;
-  apiVersion: string;
-  keyId: string;
-  /**
-   * The merchant's settings as read with the key (cached with it by the authenticator, so a
-   * settings change takes effect within AUTH_CACHE_TTL_MS, like a revocation). Absent when the
-   * caller did not come through the authenticator: read them then.
-   */
-  settings?: MerchantSettings;
-}
+import type { Channel, ChannelRequest, Environment } from '../../kernel/index.ts';
 
 export interface PaymentMethod {
   channel: Channel;
@@ -150,4 +133,16 @@ export interface AttemptState extends Attempt {
   lateProviderReference: string | null;
   nextSyncAt: Date | null;
   syncCount: number;
+}
+
+/** What a create asks for, validated (amounts in minor units). */
+export interface CreatePaymentInput {
+  amountMinor: bigint;
+  currency: CurrencyCode;
+  referenceNo: string;
+  description: string | null;
+  channel: ChannelRequest;
+  callbackUrl: string | null;
+  metadata: Record<string, string>;
+  email: string | null;
 }

@@ -1,7 +1,7 @@
 import type { ChargeSnapshot } from '../../connectors/core/connector.ts';
-import type { LatePaymentPolicy } from '../merchants/merchant-settings.ts';
 import { canTransition } from './payment-states.ts';
 import type { AttemptProviderFields, AttemptState, AttemptStatus, LatePaymentReason, Payment } from './payment-types.ts';
+import type { LatePaymentPolicy } from '../../kernel/index.ts';
 
 /**
  * What a provider's report means for a payment: a pure function from (payment, attempt, the

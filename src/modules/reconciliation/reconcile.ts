@@ -5,19 +5,17 @@ import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { FieldIssue } from '../../lib/error-catalogue.ts';
 import { newId } from '../../lib/ids.ts';
-import { insertEvent } from '../events/event-repo.ts';
-import { canonicalJson } from '../idempotency/fingerprint.ts';
-import { deleteStartedKey, finishKey } from '../idempotency/idempotency-repo.ts';
+import { insertEvent } from '../events/index.ts';
 import {
-  existingKeyDecision,
   type KeyDecision,
+  canonicalJson,
+  deleteStartedKey,
+  existingKeyDecision,
+  finishKey,
   keyedOperation,
-  type OperationResult,
   startKeyedOperation,
-} from '../idempotency/idempotent-operation.ts';
-import type { LifecycleDeps } from '../payments/payment-lifecycle.ts';
-import type { Principal } from '../payments/payment-types.ts';
-import { findAttemptOwner } from '../payments/payment-repo.ts';
+} from '../idempotency/index.ts';
+import { findAttemptOwner } from '../payments/index.ts';
 import { compareReport, type Comparison, type ReportLine } from './compare-report.ts';
 import {
   findCaptured,
@@ -28,6 +26,7 @@ import {
   type Reconciliation,
 } from './reconciliation-repo.ts';
 import { firstLinePage, reconciliationSummaryView, reconciliationView } from './reconciliation-view.ts';
+import type { KeyedResult, LifecycleDeps, Principal } from '../../kernel/index.ts';
 
 /**
  * POST /reconciliation/create without the HTTP (docs/money.md "Reconciliation"). Fetches the
@@ -57,7 +56,7 @@ export interface ReconcileInput {
   to: Date;
 }
 
-type Failure = Extract<OperationResult, { kind: 'failure' }>;
+type Failure = Extract<KeyedResult, { kind: 'failure' }>;
 const invalid = (issues: FieldIssue[]): Failure => ({
   kind: 'failure',
   code: 'invalid_request',
@@ -97,7 +96,7 @@ export async function createReconciliation(
   principal: Principal,
   input: ReconcileInput,
   idempotencyKey: string | undefined,
-): Promise<OperationResult> {
+): Promise<KeyedResult> {
   const keyDeps = { store: deps.store, clock: deps.clock, leaseMs: deps.idempotencyLeaseMs, ttlMs: deps.idempotencyTtlMs };
   const request = { connector: input.connector, from: input.from.toISOString(), to: input.to.toISOString() };
   const op = keyedOperation(
@@ -160,7 +159,7 @@ export async function createReconciliation(
     createdAt: now,
   };
 
-  return deps.store.transaction(async (tx): Promise<OperationResult> => {
+  return deps.store.transaction(async (tx): Promise<KeyedResult> => {
     const lines = numberLines(comparison.lines);
     const created = await insertReconciliation(tx, candidate, lines);
     let status = 201;

@@ -1,6 +1,6 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { Captured, ComparedLine, LineResult, OurSettlement } from './compare-report.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /** Reconciliations and their lines (migration 0009); every read is scoped by merchant and environment. */
 export interface Reconciliation {

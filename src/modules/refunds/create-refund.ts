@@ -4,28 +4,34 @@ import type { Queryable } from '../../db/store.ts';
 import type { Failpoints } from '../../lib/failpoints.ts';
 import { newId } from '../../lib/ids.ts';
 import { formatMajorAmount, parseMajorAmount, toMajorNumber } from '../../lib/money.ts';
-import { deleteStartedKey, getKey, holdsLease } from '../idempotency/idempotency-repo.ts';
 import {
-  existingKeyDecision,
-  finishKeyWithin,
-  inProgress,
-  keyedOperation,
   type KeyDecision,
   type KeyedOperation,
-  type OperationResult,
+  deleteStartedKey,
+  existingKeyDecision,
+  finishKeyWithin,
+  getKey,
+  holdsLease,
+  inProgress,
+  keyedOperation,
   startKeyedOperation,
   unlessLeaseLost,
-} from '../idempotency/idempotent-operation.ts';
-import { postEntry } from '../ledger/ledger.ts';
-import { refundHoldEntry } from '../ledger/movements.ts';
-import type { LifecycleDeps } from '../payments/payment-lifecycle.ts';
-import type { RefundHoldSource } from '../ledger/movements.ts';
-import { findAttemptState, findIssuedAttempt, findPayment, lockPayment } from '../payments/payment-repo.ts';
-import type { AttemptState, Payment, Principal } from '../payments/payment-types.ts';
+} from '../idempotency/index.ts';
+import { type RefundHoldSource, postEntry, refundHoldEntry } from '../ledger/index.ts';
+import {
+  type AttemptState,
+  type Payment,
+  committedRefundsMinor,
+  findAttemptState,
+  findIssuedAttempt,
+  findPayment,
+  lockPayment,
+} from '../payments/index.ts';
 import { applyRefundOutcome, sendRefund } from './refund-outcome.ts';
-import { committedRefundsMinor, findRefund, insertRefund } from './refund-repo.ts';
+import { findRefund, insertRefund } from './refund-repo.ts';
 import type { Refund, RefundReason, RefundSource } from './refund-types.ts';
 import { refundView } from './refund-view.ts';
+import type { KeyedResult, LifecycleDeps, Principal } from '../../kernel/index.ts';
 
 /**
  * POST /payment/{id}/refund without the HTTP (docs/money.md, "Refunds").
@@ -57,7 +63,7 @@ export interface RefundDeps extends LifecycleDeps {
 
 export const REFUND_OPERATION = 'payment.refund';
 
-type Failure = Extract<OperationResult, { kind: 'failure' }>;
+type Failure = Extract<KeyedResult, { kind: 'failure' }>;
 
 const failure = (code: Failure['code'], message: string, details: Failure['details'] = []): Failure => ({
   kind: 'failure',
@@ -81,7 +87,7 @@ export async function createRefund(
   paymentId: string,
   input: RefundInput,
   idempotencyKey: string | undefined,
-): Promise<OperationResult> {
+): Promise<KeyedResult> {
   const keyDeps = { store: deps.store, clock: deps.clock, leaseMs: deps.idempotencyLeaseMs, ttlMs: deps.idempotencyTtlMs };
   let refundId = newId('refund', deps.clock.now().getTime());
   const op = keyedOperation(

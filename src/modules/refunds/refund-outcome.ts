@@ -2,15 +2,13 @@ import { callProvider } from '../../connectors/core/provider-call.ts';
 import type { Connector, RefundOutcome } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import { assert } from '../../lib/assert.ts';
-import { insertEvent } from '../events/event-repo.ts';
-import { postEntry } from '../ledger/ledger.ts';
-import { refundPostEntry, refundVoidEntry, reversalOfHeldRefundEntry } from '../ledger/movements.ts';
-import type { LifecycleDeps } from '../payments/payment-lifecycle.ts';
-import { findAttemptState, lockPayment } from '../payments/payment-repo.ts';
-import type { Payment } from '../payments/payment-types.ts';
+import { insertEvent } from '../events/index.ts';
+import { postEntry, refundPostEntry, refundVoidEntry, reversalOfHeldRefundEntry } from '../ledger/index.ts';
+import { type Payment, findAttemptState, lockPayment } from '../payments/index.ts';
 import { addRefundedToPayment, findRefund, lockRefund, updateRefund } from './refund-repo.ts';
 import { REFUND_TRANSITIONS, type Refund } from './refund-types.ts';
 import { refundView } from './refund-view.ts';
+import type { LifecycleDeps } from '../../kernel/index.ts';
 
 /**
  * Records what a provider said about a refund: the answer to our request, a re-send by the sync

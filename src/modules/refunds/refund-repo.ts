@@ -1,8 +1,8 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
-import type { RefundHoldSource } from '../ledger/movements.ts';
-import type { Refund, RefundReason, RefundSource, RefundStatus } from './refund-types.ts';
+import type { RefundHoldSource } from '../ledger/index.ts';
+import type { Refund, RefundReason, RefundStatus } from './refund-types.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Data access for refunds. Every finder takes the merchant and the environment: another tenant's
@@ -131,26 +131,6 @@ export async function lockRefund(
 }
 
 /** What of a payment is refunded or being refunded: succeeded plus pending refunds. */
-/**
- * What is committed to refunds of one payment from one source (succeeded, and pending: held,
- * outcome not known yet): refunds of captured money and of late money have separate limits.
- */
-export async function committedRefundsMinor(
-  q: Queryable,
-  paymentId: string,
-  source: RefundSource = 'payment',
-): Promise<{ succeeded: bigint; pending: bigint }> {
-  const rows = await q.query<{ status: RefundStatus; s: bigint }>(
-    `SELECT status, sum(amount_minor)::bigint AS s FROM refunds
-      WHERE payment_id = $1 AND status <> 'failed' AND (held_from = 'payer_refund_due') = $2
-      GROUP BY status`,
-    [paymentId, source === 'late_payment'],
-  );
-  return {
-    succeeded: rows.find((r) => r.status === 'succeeded')?.s ?? 0n,
-    pending: rows.find((r) => r.status === 'pending')?.s ?? 0n,
-  };
-}
 
 /** Writes the refund's new state (fenced by version; the caller holds the row lock). */
 export async function updateRefund(q: Queryable, before: Refund, after: Refund): Promise<boolean> {

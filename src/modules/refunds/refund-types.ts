@@ -1,6 +1,6 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
-import type { RefundHoldSource } from '../ledger/movements.ts';
+import type { RefundHoldSource } from '../ledger/index.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * The refund state machine. `pending` until the provider gives a final answer; the database

@@ -1,7 +1,7 @@
-import type { AmountBounds, Channel, ConnectorCapabilities } from '../../connectors/core/connector.ts';
-import { CHANNELS } from '../../connectors/core/connector.ts';
+import type { AmountBounds, ConnectorCapabilities } from '../../connectors/core/connector.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import { toMajorNumber } from '../../lib/money.ts';
+import { CHANNELS, type Channel, type RoutingPreferences } from '../../kernel/index.ts';
 
 /**
  * Routing: a pure function of the request, the enabled connectors' capabilities, the merchant's
@@ -29,18 +29,6 @@ export interface TraceEntry {
   reason: string;
   /** Position among the candidates (1 = tried first); absent when excluded. */
   rank?: number;
-}
-
-/** The merchant's routing preferences (merchants.settings.routing), already validated. */
-export interface RoutingPreferences {
-  /** For `auto`: channels in the order to try; channels left out come after, in the default order. */
-  channelOrder?: readonly Channel[];
-  /** Within a channel: connectors in the order to try; others follow in registration order. */
-  connectorOrder?: readonly string[];
-  /** Never route to these. */
-  excludedConnectors?: readonly string[];
-  /** Instrument per connector (e.g. `{ "sandbox_bank": "BNI" }`); ignored if the connector lacks it. */
-  instruments?: Readonly<Record<string, string>>;
 }
 
 export type HealthState = 'healthy' | 'degraded' | 'down';

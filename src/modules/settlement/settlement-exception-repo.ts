@@ -1,6 +1,6 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import { newId } from '../../lib/ids.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Settlement exceptions (docs/money.md "Settlement exceptions"): report lines the ingestion did

@@ -1,5 +1,5 @@
 import type { Queryable, Store } from '../../db/store.ts';
-import { insertEvent } from '../events/event-repo.ts';
+import { insertEvent } from '../events/index.ts';
 import {
   type NewSettlementException,
   recordException,

@@ -1,14 +1,11 @@
 import { fetchSettlementReport } from '../../connectors/core/provider-call.ts';
-import type { Connector, Environment, SettlementEntry } from '../../connectors/core/connector.ts';
+import type { Connector, SettlementEntry } from '../../connectors/core/connector.ts';
 import type { ConnectorRegistry } from '../../connectors/core/registry.ts';
 import { assert } from '../../lib/assert.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
 import { newId } from '../../lib/ids.ts';
-import { paymentPendingMinor, postEntry } from '../ledger/ledger.ts';
-import { settlementEntry } from '../ledger/movements.ts';
-import { insertPaymentEvent, type LifecycleDeps } from '../payments/payment-lifecycle.ts';
-import { findAttemptOwner, lockPayment } from '../payments/payment-repo.ts';
-import type { Payment } from '../payments/payment-types.ts';
+import { paymentPendingMinor, postEntry, settlementEntry } from '../ledger/index.ts';
+import { type Payment, findAttemptOwner, insertPaymentEvent, lockPayment } from '../payments/index.ts';
 import type { ExceptionKind } from './settlement-exception-repo.ts';
 import { recordSettlementException } from './settlement-exceptions.ts';
 import {
@@ -19,6 +16,7 @@ import {
   readCursor,
   type SettlementLine,
 } from './settlement-repo.ts';
+import type { Environment, LifecycleDeps } from '../../kernel/index.ts';
 
 /**
  * Settlement ingestion (docs/money.md "Settlement"). For each connector that reports settlements:

@@ -1,7 +1,7 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { CurrencyCode } from '../../lib/currencies.ts';
-import type { Payment } from '../payments/payment-types.ts';
+import type { Payment } from '../payments/index.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Settlement batches and their lines (migration 0009). Every read takes the merchant and the

@@ -7,10 +7,9 @@ import type { ErrorCode, ErrorDetail } from '../../lib/error-catalogue.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { minorUnitDigits } from '../../lib/currencies.ts';
 import { parseMajorAmount, toMajorNumber } from '../../lib/money.ts';
-import type { PaymentStatus } from './payment-states.ts';
-import { ingestSettlements } from '../settlement/settlement-ingest.ts';
-import { findIssuedAttempt, findPayment } from './payment-repo.ts';
-import type { Principal } from './payment-types.ts';
+import { type PaymentStatus, findIssuedAttempt, findPayment } from '../payments/index.ts';
+import { ingestSettlements } from '../settlement/index.ts';
+import type { Principal } from '../../kernel/index.ts';
 
 /**
  * POST /sandbox/payment/{id}/simulate without the HTTP. It never writes the payment: it asks the

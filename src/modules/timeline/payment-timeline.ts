@@ -1,12 +1,10 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
-import { type EventRecord, listEventsOfObjects } from '../events/event-log-repo.ts';
-import { listNotificationsForPayment, type StoredNotification } from '../notifications/notification-repo.ts';
-import { listRefundsOfPayment } from '../refunds/refund-repo.ts';
-import type { Refund } from '../refunds/refund-types.ts';
-import { type DeliveryRecord, listDeliveriesOfEvents } from '../webhooks/delivery-repo.ts';
-import { findPayment, listAttempts } from './payment-repo.ts';
-import type { Attempt, Payment } from './payment-types.ts';
+import { type EventRecord, listEventsOfObjects } from '../events/index.ts';
+import { type StoredNotification, listNotificationsForPayment } from '../notifications/index.ts';
+import { type Refund, listRefundsOfPayment } from '../refunds/index.ts';
+import { type DeliveryRecord, listDeliveriesOfEvents } from '../webhooks/index.ts';
+import { type Attempt, type Payment, findPayment, listAttempts } from '../payments/index.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Everything that happened to one payment, in time order (the dashboard's payment screen): its

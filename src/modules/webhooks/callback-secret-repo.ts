@@ -1,6 +1,6 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { Tenant } from './endpoint-repo.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /** The merchant's secret for payment `callback_url`s, one per environment. */
 export interface CallbackSecretRecord {

@@ -1,10 +1,10 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import { type Statement, withCtes } from '../../db/statement.ts';
 import type { Queryable, Store } from '../../db/store.ts';
-import type { StoredEvent } from '../events/event-view.ts';
+import type { StoredEvent } from '../events/index.ts';
 import type { Tenant } from './endpoint-repo.ts';
 import type { AttemptOutcome } from './retry-policy.ts';
 import type { DeliveryFailureReason, DeliveryStatus } from './webhook-types.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Data access for the outbox: the fan-out queue, deliveries and their attempts. The concurrency
@@ -23,10 +23,9 @@ export interface QueuedEvent {
 
 /**
  * The lock of one fan-out batch. The queue rows are taken (and locked) in a subquery with its own
- * LIMIT, and only those are joined to `events`, one primary-key probe each. Written as one flat
- * join with the LIMIT on top, the planner chose a merge join that walked `events_pkey` from its
- * first entry up to the batch's ids: every round read the whole events table (7,525 index rows for
- * a batch of 25, measured), so fan-out slowed down as history grew. Exported for the plan test.
+ * LIMIT, and only those are joined to `events`, one primary-key probe each: a flat join with the
+ * LIMIT on top lets the planner walk all of `events_pkey`, so fan-out would slow down as history
+ * grows (decision 0013, "Measured"). Exported for the plan test.
  */
 export const LOCK_QUEUED_EVENTS_SQL = `SELECT q.event_id, e.merchant_id, e.environment, e.type, e.object_type, e.object_id,
         e.payload -> 'data' -> 'object' ->> 'payment_id' AS related_payment_id
@@ -168,22 +167,13 @@ export interface ClaimRequest {
  *   workers' slots) and skips them by `leased_until`.
  * - The final re-check (pending, due, not leased) runs on the row after locking: another worker
  *   may have claimed it between our snapshot and our lock.
- * - Picked rows are found again by their row address (`ctid = ANY(ARRAY(…))`, a TID scan: no
- *   index at all, and a `coalesce` that keeps the partial due index out of the re-check). Every
- *   settle is a non-HOT update (and so was every claim before migration 0014), so the primary key
- *   holds dead entries per delivery until vacuum comes by: looking the picked rows up by id twice
- *   cost ~1,050 of a claim's ~1,770 buffer reads under dispatch load (measured, auto_explain). The address is
- *   that of a version our snapshot sees; if another worker updated the row since, the lock
- *   follows it to the new version and the final re-check (`pending`, due) decides, as before.
- *   On a queue table whose statistics lag the planner had otherwise also re-scanned every due
- *   row to find the few picked ones (migration 0010 has the table analysed more often).
+ * - Picked rows are found again by their row address (`ctid = ANY(ARRAY(…))`, a TID scan), not
+ *   by id: recording an outcome is a non-HOT update, so the primary key holds dead entries per
+ *   delivery until vacuum, and probing it dominated a claim's reads. If another worker updated
+ *   the row since our snapshot, the lock follows it and the final re-check decides.
  * - The due rows are read by walking the due index in order (bitmap scans are off for this one
- *   transaction). Every settle (and every claim that finds no room on its page for a HOT update)
- *   leaves a dead entry in that index until vacuum comes by (autovacuum looks once a minute): a bitmap scan, which the planner chose
- *   whenever its estimate of due rows was small, collected all of them each time (13,360 index
- *   entries to return 172 rows, 12 s into the dispatch benchmark: cost growing with the
- *   dead rows of the last minute), while an ordered index scan stops at the LIMIT and marks the
- *   dead entries it passes so that later scans skip them.
+ *   transaction): a bitmap scan collects every dead due entry since the last vacuum, an ordered
+ *   scan stops at the LIMIT and marks the dead entries it passes. Figures in decision 0013.
  * - Per-target limit: the window ranks due rows per target and skips those beyond what this
  *   worker may still start for that target, so one slow receiver cannot take every slot; targets
  *   already at their limit are left out of the scan entirely, so their backlog does not fill it.
@@ -312,7 +302,7 @@ export type DeliveryOutcome =
   | { status: 'pending'; nextAttemptAt: Date }
   | { status: 'failed' | 'canceled'; reason: DeliveryFailureReason };
 
-export interface Settlement {
+export interface DeliveryResult {
   delivery: { id: string; leaseToken: string; rowTid: string };
   outcome: DeliveryOutcome;
   attempted: boolean;
@@ -332,7 +322,7 @@ export interface Settlement {
 export async function recordAttempts(
   q: Queryable,
   attempts: readonly AttemptRecord[],
-  items: readonly Settlement[],
+  items: readonly DeliveryResult[],
   now: Date,
 ): Promise<Set<string>> {
   if (items.length === 0) return new Set();

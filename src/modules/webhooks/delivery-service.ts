@@ -6,11 +6,8 @@ import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { OutboundClient, OutboundResult } from '../../lib/net/outbound-http.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
-import { insertEvent } from '../events/event-repo.ts';
-import { findEvent } from '../events/event-log-repo.ts';
-import { ALL_EVENTS } from '../events/event-types.ts';
-import { eventBody } from '../events/event-view.ts';
-import { findMerchant } from '../merchants/merchant-repo.ts';
+import { ALL_EVENTS, eventBody, findEvent, insertEvent } from '../events/index.ts';
+import { findMerchant } from '../merchants/index.ts';
 import { callbackSecretKey, ensureCallbackSecrets } from './callback-secret-service.ts';
 import {
   anyQueuedEvent,
@@ -27,7 +24,7 @@ import {
   lockQueuedEvents,
   type NewDelivery,
   recordAttempts,
-  type Settlement,
+  type DeliveryResult,
 } from './delivery-repo.ts';
 import {
   autoDisableEndpoint,
@@ -67,6 +64,8 @@ export interface DeliveryDeps {
   leaseMs: number;
   /** An endpoint whose every attempt failed for this long is disabled. */
   disableAfterMs: number;
+  /** The key order of an event type's object in a webhook body (catalogue/event-examples.ts). */
+  eventObjectTemplate: (type: string) => unknown;
 }
 
 export const USER_AGENT = 'Tributary-Webhooks/1.0 (+https://www.standardwebhooks.com)';
@@ -228,7 +227,7 @@ export async function claimReady(
     const payload = payloads.get(claim.eventId);
     // Deliveries reference their event (ON DELETE CASCADE): a claimed one always has it.
     assert(payload !== undefined, `delivery ${claim.id} has no event ${claim.eventId}`);
-    const body = eventBody(payload);
+    const body = eventBody(payload, deps.eventObjectTemplate(payload.type));
     if (claim.endpointId !== null) {
       const endpoint = endpoints.get(claim.endpointId);
       if (endpoint === undefined) return { claim, kind: 'cancel', reason: 'endpoint_deleted' };
@@ -424,7 +423,7 @@ export async function recordDeliveries(deps: DeliveryDeps, batch: readonly Finis
           },
         ],
   );
-  const settlements = batch.map((f): Settlement =>
+  const outcomes = batch.map((f): DeliveryResult =>
     f.kind === 'cancel'
       ? { delivery: f.claim, outcome: { status: 'canceled', reason: f.reason }, attempted: false, statusCode: null }
       : { delivery: f.claim, outcome: f.decision, attempted: true, statusCode: f.classified.statusCode },
@@ -440,9 +439,9 @@ export async function recordDeliveries(deps: DeliveryDeps, batch: readonly Finis
   // statement; endpoint bookkeeping joins it in a transaction.
   const { settledIds, disabled } =
     bookkeeping.length === 0
-      ? { settledIds: await recordAttempts(deps.store, attempts, settlements, now), disabled: [] }
+      ? { settledIds: await recordAttempts(deps.store, attempts, outcomes, now), disabled: [] }
       : await deps.store.transaction(async (tx) => ({
-          settledIds: await recordAttempts(tx, attempts, settlements, now),
+          settledIds: await recordAttempts(tx, attempts, outcomes, now),
           disabled: await noteEndpointOutcomes(tx, deps, bookkeeping),
         }));
 

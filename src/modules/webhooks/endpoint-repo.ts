@@ -1,6 +1,6 @@
-import type { Environment } from '../../connectors/core/connector.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { DisabledReason, EndpointStatus, WebhookEndpoint } from './webhook-types.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 /**
  * Data access for webhook endpoints. Every finder takes the merchant and the environment; a

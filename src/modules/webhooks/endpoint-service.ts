@@ -5,7 +5,7 @@ import type { ErrorCode, ErrorDetail, FieldIssue } from '../../lib/error-catalog
 import { newId } from '../../lib/ids.ts';
 import { type Allowlist, checkOutboundUrl } from '../../lib/net/address-policy.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
-import { ALL_EVENTS, EVENT_TYPE_NAMES } from '../events/event-types.ts';
+import { ALL_EVENTS, EVENT_TYPE_NAMES } from '../events/index.ts';
 import { cancelPendingDeliveriesOf } from './delivery-repo.ts';
 import {
   countEndpoints,

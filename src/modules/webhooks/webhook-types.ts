@@ -1,4 +1,4 @@
-import type { Environment } from '../../connectors/core/connector.ts';
+import type { Environment } from '../../kernel/index.ts';
 
 export type EndpointStatus = 'enabled' | 'disabled';
 /** Why an endpoint is disabled: by the merchant, by a 410 answer, or after failing for days. */

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../lib/error-catalogue.ts';
 import { findEvent } from '../../../modules/events/event-log-repo.ts';
+import { eventObjectTemplate } from '../../../catalogue/event-examples.ts';
 import { eventView } from '../../../modules/events/event-view.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
@@ -27,7 +28,7 @@ export function registerGetEvent(app: FastifyInstance, deps: RouteDeps): void {
       const t = tenantOf(request);
       const event = await findEvent(deps.store, t.merchantId, t.environment, request.params.id);
       if (event === undefined) throw new ApiError('resource_not_found', 'No such event.');
-      return reply.send(eventView(event.payload));
+      return reply.send(eventView(event.payload, eventObjectTemplate(event.payload.type)));
     },
   );
 }

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { findEvent, listEvents } from '../../../modules/events/event-log-repo.ts';
+import { eventObjectTemplate } from '../../../catalogue/event-examples.ts';
 import { eventView } from '../../../modules/events/event-view.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
@@ -63,7 +64,7 @@ export function registerListEvents(app: FastifyInstance, deps: RouteDeps): void 
       });
       return reply.send({
         object: 'list',
-        data: rows.slice(0, limit).map((r) => eventView(r.payload)),
+        data: rows.slice(0, limit).map((r) => eventView(r.payload, eventObjectTemplate(r.payload.type))),
         has_more: rows.length > limit,
       });
     },

@@ -8,7 +8,7 @@ import { CANCELLATION_REASONS } from '../../../modules/payments/payment-types.ts
 import { principalOf } from '../../plugins/auth.ts';
 import { emptyBodyAsObject, IdempotencyKeyHeadersSchema, idempotencyKeyOf } from '../../idempotency-header.ts';
 import { sendOperationResult } from '../../operation-reply.ts';
-import type { ChannelRouteDeps } from '../channel-routes.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { PaymentSchema } from '../../schemas/payment.schema.ts';
 import { Nullable, StringEnum } from '../../schemas/schema-helpers.ts';
@@ -24,7 +24,7 @@ const CancelBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerCancelPayment(app: FastifyInstance, deps: ChannelRouteDeps): void {
+export function registerCancelPayment(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/payment/:id/cancel',
     {

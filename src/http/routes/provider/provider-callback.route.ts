@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../lib/error-catalogue.ts';
 import { receiveNotification } from '../../../modules/notifications/receive-notification.ts';
-import type { ChannelRouteDeps } from '../channel-routes.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 
 const AckSchema = Type.Object(
@@ -20,7 +20,7 @@ const AckSchema = Type.Object(
  * body as raw text (its own content-type parser, in its own encapsulated scope) and hands it to
  * the connector unparsed. Public: providers have no API key; the signature is the authentication.
  */
-export async function registerProviderCallback(app: FastifyInstance, deps: ChannelRouteDeps): Promise<void> {
+export async function registerProviderCallback(app: FastifyInstance, deps: RouteDeps): Promise<void> {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError, type FieldIssue } from '../../../lib/error-catalogue.ts';
-import { createReconciliation, type ReconcileDeps } from '../../../modules/reconciliation/reconcile.ts';
+import { createReconciliation } from '../../../modules/reconciliation/reconcile.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 import { idempotencyKeyOf } from '../../idempotency-header.ts';
 import { instantOf } from '../../instant.ts';
 import { sendOperationResult } from '../../operation-reply.ts';
@@ -10,7 +11,7 @@ import { principalOf } from '../../plugins/auth.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { CreateReconciliationBodySchema, ReconciliationSchema } from '../../schemas/reconciliation.schema.ts';
 
-export function registerCreateReconciliation(app: FastifyInstance, deps: ReconcileDeps): void {
+export function registerCreateReconciliation(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/reconciliation/create',
     {
@@ -37,7 +38,12 @@ export function registerCreateReconciliation(app: FastifyInstance, deps: Reconci
       const to = instantOf(request.body.to, 'to', issues);
       if (from === undefined || to === undefined)
         throw new ApiError('invalid_request', 'The request has invalid fields.', { details: issues });
-      const result = await createReconciliation(deps, principal, { connector: request.body.connector, from, to }, idempotencyKey);
+      const result = await createReconciliation(
+        deps.reconcile,
+        principal,
+        { connector: request.body.connector, from, to },
+        idempotencyKey,
+      );
       return sendOperationResult(reply, result);
     },
   );

@@ -3,14 +3,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
-import { createRefund, type RefundDeps } from '../../../modules/refunds/create-refund.ts';
+import { createRefund } from '../../../modules/refunds/create-refund.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { emptyBodyAsObject, IdempotencyKeyHeadersSchema, idempotencyKeyOf } from '../../idempotency-header.ts';
 import { sendOperationResult } from '../../operation-reply.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { RefundBodySchema, RefundSchema } from '../../schemas/refund.schema.ts';
 
-export function registerCreateRefund(app: FastifyInstance, deps: { refund: RefundDeps }): void {
+export function registerCreateRefund(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/payment/:id/refund',
     {

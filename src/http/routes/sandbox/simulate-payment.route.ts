@@ -3,10 +3,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
-import { simulatePayment } from '../../../modules/payments/simulate-payment.ts';
+import { simulatePayment } from '../../../modules/simulation/simulate-payment.ts';
 import { apiErrorOf } from '../../operation-reply.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import type { ChannelRouteDeps } from '../channel-routes.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { Nullable, StringEnum } from '../../schemas/schema-helpers.ts';
 
@@ -47,7 +47,7 @@ const SimulationSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerSimulatePayment(app: FastifyInstance, deps: ChannelRouteDeps): void {
+export function registerSimulatePayment(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/sandbox/payment/:id/simulate',
     {

@@ -1,0 +1,13 @@
+/** The public entry of the payments module: what other modules may use. */
+export { applyProviderSnapshot, insertPaymentEvent, resolveSnapshotOwner } from './payment-lifecycle.ts';
+export {
+  committedRefundsMinor,
+  findAttemptOwner,
+  findAttemptState,
+  findIssuedAttempt,
+  findPayment,
+  listAttempts,
+  lockPayment,
+} from './payment-repo.ts';
+export type { PaymentStatus } from './payment-states.ts';
+export type { Attempt, AttemptState, Payment } from './payment-types.ts';

@@ -1,0 +1,2 @@
+/** The public entry of the settlement module: what other modules may use. */
+export { ingestSettlements } from './settlement-ingest.ts';

@@ -1,0 +1,2 @@
+/** The public entry of the webhooks module: what other modules may use. */
+export { type DeliveryRecord, listDeliveriesOfEvents } from './delivery-repo.ts';
