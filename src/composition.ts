@@ -13,6 +13,7 @@ import type { Authenticator } from './modules/merchants/authenticator.ts';
 import type { RateLimiter } from './modules/rate-limits/rate-limiter.ts';
 import type { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
 import { SECRET_BOX_PURPOSE } from './modules/webhooks/webhook-secrets.ts';
+import { completeCheckoutOfPayment } from './modules/checkouts/index.ts';
 import type { SandboxProviders } from './sandbox/sandbox-providers.ts';
 
 /**
@@ -57,11 +58,24 @@ export interface ModuleWiring extends RouteDeps {
 }
 
 export function composeModules(deps: AppDeps): ModuleWiring {
-  const lifecycle: LifecycleDeps = { store: deps.store, clock: deps.clock, log: deps.log, publicBaseUrl: deps.publicBaseUrl };
+  const lifecycle: LifecycleDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    log: deps.log,
+    publicBaseUrl: deps.publicBaseUrl,
+    // A payment of a checkout that succeeds completes the checkout, in the same transaction.
+    paymentSucceeded: (tx, payment, now) => completeCheckoutOfPayment(tx, deps.publicBaseUrl, payment, now),
+  };
   const providerCalls = { ...lifecycle, connectors: deps.connectors, connectorTimeoutMs: deps.connectorTimeoutMs };
   const idempotency = { idempotencyLeaseMs: deps.idempotencyLeaseMs, idempotencyTtlMs: deps.idempotencyTtlHours * HOUR_MS };
   const keyedProviderCalls = { ...providerCalls, ...idempotency };
   const allowlist = new Allowlist(deps.webhookAllowlist);
+  const createPayment = {
+    ...keyedProviderCalls,
+    failpoints: deps.failpoints,
+    ...(deps.health === undefined ? {} : { health: deps.health }),
+    ...(deps.statusSyncDelayMs === undefined ? {} : { statusSyncDelayMs: deps.statusSyncDelayMs }),
+  };
   return {
     lifecycle,
     providerCalls,
@@ -70,13 +84,11 @@ export function composeModules(deps: AppDeps): ModuleWiring {
     allowlist,
     publicBaseUrl: deps.publicBaseUrl,
     connectors: deps.connectors,
-    createPayment: {
-      ...keyedProviderCalls,
-      failpoints: deps.failpoints,
-      ...(deps.health === undefined ? {} : { health: deps.health }),
-      ...(deps.statusSyncDelayMs === undefined ? {} : { statusSyncDelayMs: deps.statusSyncDelayMs }),
-    },
+    createPayment,
     cancelPayment: keyedProviderCalls,
+    checkout: keyedProviderCalls,
+    selectCheckout: { createPayment, cancelPayment: keyedProviderCalls, selectLeaseMs: deps.idempotencyLeaseMs },
+    expireCheckout: { ...lifecycle, cancelPayment: keyedProviderCalls },
     refund: {
       ...keyedProviderCalls,
       failpoints: deps.failpoints,

@@ -5,6 +5,7 @@ import { DataDirInUseError, markDataDirsStopping } from './db/data-dir-lock.ts';
 import { MigrationError } from './db/migrate.ts';
 import { creationCompleterJob } from './jobs/creation-completer.ts';
 import { expirySweeperJob } from './jobs/expiry-sweeper.ts';
+import { checkoutExpiryJob } from './jobs/checkout-expiry.ts';
 import { notificationProcessor } from './jobs/notification-processor.ts';
 import { settlementIngestJob } from './jobs/settlement-ingest.ts';
 import { REFUND_SYNC_DELAY_MS, refundSyncJob } from './jobs/refund-sync.ts';
@@ -139,6 +140,7 @@ async function main(config: Config): Promise<void> {
           ...(webhooks === undefined ? [] : [webhooks.retention]),
           processor.job,
           expirySweeperJob(providerCalls),
+          checkoutExpiryJob(modules.expireCheckout),
           statusSyncJob({ ...providerCalls, statusSyncDelayMs: config.statusSyncDelayMs, health }),
           settlementIngestJob(providerCalls, config.settlementIngestIntervalMs),
           refundSyncJob({ ...providerCalls, refundSyncDelayMs: REFUND_SYNC_DELAY_MS }),

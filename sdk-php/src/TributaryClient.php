@@ -10,6 +10,7 @@ use Tributary\Internal\ApiRequester;
 use Tributary\Internal\RetryPolicy;
 use Tributary\Resource\Balance;
 use Tributary\Resource\CallbackSecret;
+use Tributary\Resource\Checkouts;
 use Tributary\Resource\Events;
 use Tributary\Resource\PaymentMethods;
 use Tributary\Resource\Payments;
@@ -39,6 +40,7 @@ final class TributaryClient
 
     public readonly Payments $payments;
     public readonly Refunds $refunds;
+    public readonly Checkouts $checkouts;
     public readonly PaymentMethods $paymentMethods;
     public readonly Balance $balance;
     public readonly Settlements $settlements;
@@ -100,6 +102,7 @@ final class TributaryClient
         );
         $this->payments = new Payments($requester);
         $this->refunds = new Refunds($requester);
+        $this->checkouts = new Checkouts($requester);
         $this->paymentMethods = new PaymentMethods($requester);
         $this->balance = new Balance($requester);
         $this->settlements = new Settlements($requester);

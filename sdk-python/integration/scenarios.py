@@ -331,12 +331,80 @@ def resources() -> dict[str, Any]:
     return out
 
 
+def checkouts() -> dict[str, Any]:
+    """Create, retrieve, list (paged), select with the client_secret, expire; the async client too."""
+    client = Tributary(API_KEY, base_url=BASE_URL)
+    body: tributary.CreateCheckoutBody = {
+        "amount": Decimal("150000.00"),
+        "currency": "IDR",
+        "reference_no": os.environ["REFERENCE_NO"],
+        "email": "payer@example.com",
+    }
+    checkout = client.checkouts.create(body)
+    second = client.checkouts.create({**body, "reference_no": os.environ["REFERENCE_NO_2"]})
+    retrieved = client.checkouts.retrieve(checkout["id"])
+    listed = [c["id"] for c in client.checkouts.list({"limit": 1, "status": "open"})]
+    try:
+        client.checkouts.select(checkout["id"], {"client_secret": "cs_secret_wrong", "channel": "bank"})
+    except TributaryError as e:
+        wrong_secret = {"class": type(e).__name__, "code": e.code}
+    else:
+        raise AssertionError("a wrong client_secret was accepted")
+    selected = client.checkouts.select(
+        checkout["id"], {"client_secret": checkout["client_secret"], "channel": "bank"}
+    )
+    payment = selected["payment"]
+    assert isinstance(payment, dict), payment
+
+    async def in_async() -> dict[str, Any]:
+        async_client = AsyncTributary(API_KEY, base_url=BASE_URL)
+        again = await async_client.checkouts.retrieve(checkout["id"])
+        page = await async_client.checkouts.list({"limit": 10})
+        expired = await async_client.checkouts.expire(second["id"])
+        return {
+            "payment": again["payment"],
+            "listed": sorted(c["id"] for c in page.data),
+            "expired": expired["status"],
+        }
+
+    in_async_out = asyncio.run(in_async())
+    expired = client.checkouts.expire(checkout["id"])
+    return {
+        "id": checkout["id"],
+        "second": second["id"],
+        "status": checkout["status"],
+        "amount": str(checkout["amount"]),
+        "amount_is_decimal": isinstance(checkout["amount"], Decimal),
+        "secret_shown": bool(checkout.get("client_secret")),
+        "create": meta(checkout),
+        "retrieved": {"id": retrieved["id"], "has_secret": "client_secret" in retrieved},
+        "listed": listed,
+        "wrong_secret": wrong_secret,
+        "selected": {
+            "id": selected["id"],
+            "status": selected["status"],
+            "payment_id": payment["id"],
+            "payment_status": payment["status"],
+            "channel": payment["channel"],
+            "amount": str(payment["amount"]),
+            "amount_is_decimal": isinstance(payment["amount"], Decimal),
+            "instructions": isinstance(payment["instructions"], dict),
+            "payments": selected["payments"],
+            "meta": meta(selected),
+        },
+        "async": in_async_out,
+        "expired": {"status": expired["status"], "closed": expired["closed_at"] is not None},
+        "payment_after": client.payments.retrieve(payment["id"])["status"],
+    }
+
+
 SCENARIOS: dict[str, Callable[[], dict[str, Any]]] = {
     "retry_create": retry_create,
     "errors": errors,
     "pagination": pagination,
     "webhook": webhook,
     "resources": resources,
+    "checkouts": checkouts,
 }
 
 if __name__ == "__main__":

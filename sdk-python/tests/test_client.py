@@ -48,8 +48,9 @@ class Coverage(unittest.TestCase):
         self.assertEqual(
             resources,
             {
-                "payments", "refunds", "payment_methods", "balance", "settlements", "settlement_exceptions",
-                "reconciliation", "webhook_endpoints", "events", "callback_secret", "sandbox",
+                "payments", "checkouts", "refunds", "payment_methods", "balance", "settlements",
+                "settlement_exceptions", "reconciliation", "webhook_endpoints", "events", "callback_secret",
+                "sandbox",
             },
         )  # fmt: skip
         for name in resources:

@@ -20,6 +20,7 @@ from support import (
 from tributary import (
     APIConnectionError,
     APITimeoutError,
+    ConflictError,
     IdempotencyError,
     InvalidRequestError,
     RateLimitError,
@@ -31,6 +32,9 @@ from tributary._retries import MAX_BACKOFF_SECONDS, backoff_seconds
 
 BODY = {"amount": Decimal("150000.00"), "currency": "IDR", "reference_no": "order-1"}
 ENDPOINT = {"id": "we_1", "object": "webhook_endpoint", "secret": "whsec_x"}
+#: What select answers: the checkout with ``payment`` expanded.
+SELECTED = {"id": "cs_1", "object": "checkout", "amount": 10, "currency": "USD", "payment": PAYMENT}
+SELECT = {"client_secret": "cs_secret_x", "channel": "bank"}
 
 
 def lost() -> TransportError:
@@ -95,6 +99,50 @@ class SyncRetries(unittest.TestCase):
         client.webhook_endpoints.update("we_1", {"description": "x"})
         keyed = [header(r, "Idempotency-Key") is not None for r in transport.requests]
         self.assertEqual(keyed, [True, True, True, False, False])
+
+    def test_checkouts_create_and_select_are_keyed_expire_is_not(self) -> None:
+        transport = FakeTransport(*(json_response(200, {"id": "cs_1"}) for _ in range(3)))
+        client, _ = sync_client(transport)
+        client.checkouts.create({"amount": Decimal("150000.00"), "currency": "IDR", "reference_no": "r"})
+        client.checkouts.select("cs_1", SELECT)
+        client.checkouts.expire("cs_1")
+        keys = [header(r, "Idempotency-Key") for r in transport.requests]
+        self.assertRegex(keys[0] or "", r"^tributary-python-")
+        self.assertRegex(keys[1] or "", r"^tributary-python-")
+        self.assertIsNone(keys[2])
+        select, expire = transport.requests[1], transport.requests[2]
+        self.assertEqual((select.method, select.url), ("POST", "http://api.test/checkout/cs_1/select"))
+        self.assertEqual(select.body, b'{"client_secret":"cs_secret_x","channel":"bank"}')
+        self.assertEqual((expire.url, expire.body), ("http://api.test/checkout/cs_1/expire", b"{}"))
+
+    def test_a_selection_is_retried_like_a_cancel_but_not_over_a_busy_checkout(self) -> None:
+        transport = FakeTransport(
+            lost(),
+            error_response(503, "provider_unavailable", {"retry-after": "1"}),
+            json_response(200, SELECTED),
+        )
+        client, _ = sync_client(transport)
+        checkout = client.checkouts.select("cs_1", SELECT)
+        keys = {header(r, "Idempotency-Key") for r in transport.requests}
+        self.assertEqual(len(transport.requests), 3)
+        self.assertEqual(len(keys), 1, "one key for the logical call")
+        payment = checkout["payment"]
+        assert isinstance(payment, dict)
+        self.assertEqual(payment["amount"], Decimal("150000.00"), "the expanded payment's amount: a Decimal")
+        self.assertEqual(checkout["amount"], Decimal("10.00"))
+
+        transport = FakeTransport(error_response(409, "checkout_busy", {"retry-after": "1"}))
+        client, _ = sync_client(transport)
+        with self.assertRaises(ConflictError) as caught:
+            client.checkouts.select("cs_1", SELECT)
+        self.assertEqual(caught.exception.code, "checkout_busy")
+        self.assertEqual(len(transport.requests), 1, "another selection (perhaps the payer's) is running")
+
+        transport = FakeTransport(lost())
+        client, _ = sync_client(transport)
+        with self.assertRaises(APIConnectionError):
+            client.checkouts.expire("cs_1")
+        self.assertEqual(len(transport.requests), 1, "expire is not keyed: not resent after a lost answer")
 
     def test_409_in_progress_waits_for_retry_after(self) -> None:
         transport = FakeTransport(
@@ -245,6 +293,14 @@ class AsyncRetries(unittest.TestCase):
             with self.assertRaises(APIConnectionError):
                 await client.webhook_endpoints.create({"url": "https://shop.example/hook"})
             self.assertEqual(len(transport.requests), 1)
+
+            transport = FakeAsyncTransport(lost(), json_response(200, SELECTED))
+            client, _ = async_client(transport)
+            await client.checkouts.select("cs_1", SELECT)
+            keys = [header(r, "Idempotency-Key") for r in transport.requests]
+            self.assertEqual(len(keys), 2)
+            self.assertEqual(keys[0], keys[1])
+            self.assertRegex(keys[0] or "", r"^tributary-python-")
 
         asyncio.run(scenario())
 

@@ -50,6 +50,43 @@ class Payments {
   }
 }
 
+/** A checkout as `select` answers it: `payment` expanded to the payment just made (its instructions). */
+export type CheckoutWithPayment = api.Checkout & { payment: api.Payment };
+
+/**
+ * Checkouts (docs/checkout.md): create, retrieve, list (auto-paginating), expire, and select (the
+ * payer's choice, authorised by the checkout's `client_secret`). Amounts are numbers, as for payments.
+ */
+class Checkouts {
+  constructor(private readonly http: HttpClient) {}
+  /**
+   * POST /checkout/create, with an Idempotency-Key (generated once per call unless given). The
+   * answer is the only one that carries the `client_secret`.
+   */
+  create(body: api.CreateCheckoutBody, options?: RequestOptions): Result<api.Checkout> {
+    return this.http.request('createCheckout', { body }, options);
+  }
+  retrieve(id: string, options?: RequestOptions): Result<api.Checkout> {
+    return this.http.request('getCheckout', { params: { id } }, options);
+  }
+  /** Await it for one page, or `for await` over it for every checkout (newest first). */
+  list(query: api.ListCheckoutsQuery = {}, options?: RequestOptions): ListRequest<api.Checkout, api.CheckoutList> {
+    return paged(this.http, 'listCheckouts', query, undefined, options);
+  }
+  /** POST /checkout/{id}/expire: ends an open checkout now (an expired one is answered unchanged). */
+  expire(id: string, options?: RequestOptions): Result<api.Checkout> {
+    return this.http.request('expireCheckout', { params: { id }, body: {} }, options);
+  }
+  /**
+   * POST /checkout/{id}/select: makes the payment for the chosen channel (canceling the previous
+   * pending one) and answers the checkout with `payment` expanded. Authorised by `client_secret`
+   * in the body, not by the API key. Retried like the keyed operations (see README).
+   */
+  select(id: string, body: api.SelectCheckoutMethodBody, options?: RequestOptions): Result<CheckoutWithPayment> {
+    return this.http.request('selectCheckoutMethod', { params: { id }, body }, options) as Result<CheckoutWithPayment>;
+  }
+}
+
 /** Refunds: create (of a payment), retrieve. */
 class Refunds {
   constructor(private readonly http: HttpClient) {}
@@ -201,6 +238,7 @@ class Sandbox {
 export class Tributary {
   readonly payments: Payments;
   readonly refunds: Refunds;
+  readonly checkouts: Checkouts;
   readonly paymentMethods: PaymentMethods;
   readonly balance: BalanceResource;
   readonly settlements: Settlements;
@@ -217,6 +255,7 @@ export class Tributary {
     const http = new HttpClient(apiKey, options);
     this.payments = new Payments(http);
     this.refunds = new Refunds(http);
+    this.checkouts = new Checkouts(http);
     this.paymentMethods = new PaymentMethods(http);
     this.balance = new BalanceResource(http);
     this.settlements = new Settlements(http);

@@ -22,9 +22,10 @@ export interface ClientOptions {
 
 export interface RequestOptions {
   /**
-   * For operations that take one (create, cancel, refund, reconciliation): the key of this logical
-   * call. Default: a new random key per call, reused by every retry of that call. Pass your own
-   * (e.g. derived from your order id) to make a retry safe across processes and restarts too.
+   * For operations that take one (create, cancel, refund, reconciliation, checkout create and
+   * select): the key of this logical call. Default: a new random key per call, reused by every
+   * retry of that call. Pass your own (e.g. derived from your order id) to make a retry safe
+   * across processes and restarts too.
    */
   idempotencyKey?: string;
   maxRetries?: number;
@@ -67,8 +68,18 @@ const MAX_RETRIES_CEILING = 10;
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Operations the document gives no Idempotency-Key but the SDK sends one for and retries as keyed:
+ * POST /checkout/{id}/select makes a payment, and the server never collects twice for one checkout
+ * (a new selection cancels the previous pending payment; one live payment per reference), so a
+ * retry after a lost answer is safe. The server ignores the key there: a retry is a new selection,
+ * not a replay (docs/checkout.md).
+ */
+const KEYED_BY_THE_SDK: ReadonlySet<OperationId> = new Set<OperationId>(['selectCheckoutMethod']);
+
+/**
  * The one place requests are made. Each call:
- * - builds method, path and Idempotency-Key use from the generated OPERATIONS table;
+ * - builds method, path and Idempotency-Key use from the generated OPERATIONS table (and
+ *   KEYED_BY_THE_SDK);
  * - generates an Idempotency-Key once per logical call (unless given) and sends the same key on
  *   every retry, so a retry after a lost answer returns the first result instead of doing the work
  *   twice (docs/idempotency.md);
@@ -105,8 +116,9 @@ export class HttpClient {
     options: RequestOptions = {},
   ): Promise<OperationTypes[K]['response'] extends string ? string : WithResponse<OperationTypes[K]['response']>> {
     const op = OPERATIONS[id];
+    const keyed = op.idempotencyKey || KEYED_BY_THE_SDK.has(id);
     const url = this.#url(op.path, op.pathParams, input.params as Record<string, unknown> | undefined, input.query);
-    const idempotencyKey = op.idempotencyKey ? (options.idempotencyKey ?? `tributary-node-${randomUUID()}`) : undefined;
+    const idempotencyKey = keyed ? (options.idempotencyKey ?? `tributary-node-${randomUUID()}`) : undefined;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#apiKey}`,
       accept: op.response === 'json' ? 'application/json' : '*/*',
@@ -120,7 +132,7 @@ export class HttpClient {
       body = JSON.stringify(input.body ?? {});
     }
     // Whether a retry can never do the work twice: reads, and operations the server dedupes by key.
-    const safe = op.method === 'GET' || op.idempotencyKey;
+    const safe = op.method === 'GET' || keyed;
     const maxRetries = clampRetries(options.maxRetries ?? this.#maxRetries);
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
 
@@ -142,7 +154,7 @@ export class HttpClient {
       const retriable =
         attempt <= maxRetries &&
         (retryAfterMs === undefined || retryAfterMs <= MAX_RETRY_AFTER_MS) &&
-        isRetriable(error, safe, op.idempotencyKey, outcome.refused);
+        isRetriable(error, safe, keyed, outcome.refused);
       if (!retriable) throw error;
       const backoffMs = Math.min(INITIAL_BACKOFF_MS * 2 ** (attempt - 1), MAX_BACKOFF_MS) * (0.5 + Math.random() * 0.5);
       // Never earlier than the server asked; a little later at random, so a crowd of throttled

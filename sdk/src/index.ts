@@ -3,6 +3,7 @@
  * `node:crypto`. Types come from the API's OpenAPI document (./generated/api.ts, generated).
  */
 export { Tributary } from './client.ts';
+export type { CheckoutWithPayment } from './client.ts';
 export { Tributary as default } from './client.ts';
 export { type ClientOptions, type RequestOptions, type ResponseMeta, SDK_VERSION, type WithResponse } from './http.ts';
 export { ListRequest, type ListPage } from './pagination.ts';

@@ -7,6 +7,7 @@ import { reconciliationSummaryView } from '../modules/reconciliation/reconciliat
 import { refundView } from '../modules/refunds/refund-view.ts';
 import { settlementExceptionView } from '../modules/settlement/settlement-exception-view.ts';
 import { endpointView } from '../modules/webhooks/endpoint-view.ts';
+import { type Checkout, checkoutView } from '../modules/checkouts/index.ts';
 import { newPayment } from '../modules/payments/new-payment.ts';
 
 /**
@@ -24,7 +25,7 @@ const EXAMPLE_BASE_URL = 'https://api.tributary.example';
 const T0 = new Date('2026-11-02T03:04:05.000Z');
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 
-function examplePayment(overrides: Partial<Payment>): Record<string, unknown> {
+function examplePayment(overrides: Partial<Payment>) {
   const payment: Payment = {
     ...newPayment({
       id: 'pay_01KA2B3C4D5E6F7G8H9J0KMNPQ',
@@ -133,6 +134,40 @@ const exampleReconciliation = (discrepancies: boolean) =>
     createdAt: at(2 * 1440),
   });
 
+function exampleCheckout(status: 'completed' | 'expired'): Record<string, unknown> {
+  const paymentId = 'pay_01KA2B3C4D5E6F7G8H9J0KMNPQ';
+  const checkout: Checkout = {
+    id: 'cs_01KA2B3C4D5E6F7G8H9J0KMNPS',
+    merchantId: 'mer_01KA0000000000000000000000',
+    environment: 'production',
+    status,
+    amountMinor: 15_000_000n,
+    currency: 'IDR' as CurrencyCode,
+    referenceNo: 'INV-2026-0001',
+    description: 'Order #1001',
+    email: 'payer@example.com',
+    metadata: { customer_id: 'cus_123' },
+    callbackUrl: null,
+    channels: ['bank', 'ewallet', 'counter'],
+    successUrl: 'https://shop.example.com/orders/1001/thanks',
+    cancelUrl: 'https://shop.example.com/cart',
+    clientSecretHash: '',
+    apiVersion: '2026-11-01',
+    expiresAt: at(24 * 60),
+    currentPaymentId: paymentId,
+    completedPaymentId: status === 'completed' ? paymentId : null,
+    version: 3,
+    createdAt: T0,
+    updatedAt: at(30),
+    closedAt: at(30),
+  };
+  const payment =
+    status === 'completed'
+      ? examplePayment({ status: 'succeeded', version: 3, succeededAt: at(30), updatedAt: at(30) })
+      : undefined;
+  return checkoutView(checkout, [paymentId], EXAMPLE_BASE_URL, payment);
+}
+
 const EXAMPLES: Record<string, EventExample> = {
   'payment.pending': { object: examplePayment({}), previous_attributes: { status: 'processing', instructions: null } },
   'payment.succeeded': {
@@ -214,6 +249,14 @@ const EXAMPLES: Record<string, EventExample> = {
       updatedAt: at(5 * 1440),
     }),
     previous_attributes: { status: 'enabled', disabled_reason: null },
+  },
+  'checkout.completed': {
+    object: exampleCheckout('completed'),
+    previous_attributes: { status: 'open' },
+  },
+  'checkout.expired': {
+    object: exampleCheckout('expired'),
+    previous_attributes: { status: 'open' },
   },
 };
 

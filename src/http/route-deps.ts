@@ -2,6 +2,7 @@ import type { ConnectorRegistry } from '../connectors/core/registry.ts';
 import type { Store } from '../db/store.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Allowlist } from '../lib/net/address-policy.ts';
+import type { CheckoutDeps, ExpireDeps, SelectDeps } from '../modules/checkouts/index.ts';
 import type { ReceiveDeps } from '../modules/notifications/receive-notification.ts';
 import type { CancelPaymentDeps } from '../modules/payments/cancel-payment.ts';
 import type { CreatePaymentDeps } from '../modules/payments/create-payment.ts';
@@ -24,6 +25,9 @@ export interface RouteDeps {
   connectors: ConnectorRegistry;
   createPayment: CreatePaymentDeps;
   cancelPayment: CancelPaymentDeps;
+  checkout: CheckoutDeps;
+  selectCheckout: SelectDeps;
+  expireCheckout: ExpireDeps;
   refund: RefundDeps;
   reconcile: ReconcileDeps;
   simulate: SimulateDeps;

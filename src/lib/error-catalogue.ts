@@ -20,6 +20,10 @@ export const ERROR_CATALOGUE = {
     status: 401,
     description: 'The `Authorization: Bearer <API_KEY>` header is missing, malformed, unknown, expired or revoked.',
   },
+  client_secret_invalid: {
+    status: 401,
+    description: 'Checkout selection only: the `client_secret` is missing or is not the one this checkout was created with.',
+  },
   invalid_signature: {
     status: 401,
     description:
@@ -38,6 +42,14 @@ export const ERROR_CATALOGUE = {
   idempotency_request_in_progress: {
     status: 409,
     description: 'A request with this `Idempotency-Key` is still running. Retry after `Retry-After` seconds.',
+  },
+  checkout_not_open: {
+    status: 409,
+    description: 'The checkout is completed or expired (or past `expires_at`): nothing more can be selected or expired on it.',
+  },
+  checkout_busy: {
+    status: 409,
+    description: 'Another selection on this checkout is running. Retry after `Retry-After` seconds.',
   },
   payment_state_conflict: {
     status: 409,
@@ -60,6 +72,10 @@ export const ERROR_CATALOGUE = {
   amount_out_of_range: {
     status: 422,
     description: "The amount is outside every capable connector's bounds; `details` names the bounds.",
+  },
+  channel_not_offered: {
+    status: 422,
+    description: 'Checkout selection only: the checkout does not offer this channel (`details` lists the ones it does).',
   },
   channel_unavailable: {
     status: 422,

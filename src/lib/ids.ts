@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   request: 'req',
   journalEntry: 'je',
   notification: 'ntf',
+  checkout: 'cs',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -22,6 +22,8 @@ import { builtInConnectors } from '../../src/runtime.ts';
 import type { SandboxProvider } from '../../src/sandbox/sandbox-provider.ts';
 import { createSandboxProviders, SANDBOX_PROVIDERS_PREFIX, type SandboxProviders } from '../../src/sandbox/sandbox-providers.ts';
 import { openTestStore, type TestStore } from './test-store.ts';
+import { completeCheckoutOfPayment } from '../../src/modules/checkouts/index.ts';
+import type { LifecycleDeps } from '../../src/kernel/index.ts';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0001';
 export const PUBLIC_BASE_URL = 'http://127.0.0.1:8080';
@@ -177,6 +179,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     clock,
     log,
     publicBaseUrl: PUBLIC_BASE_URL,
+    // As composition.ts wires it: a checkout's payment that succeeds completes the checkout.
+    paymentSucceeded: ((tx, payment, now) =>
+      completeCheckoutOfPayment(tx, PUBLIC_BASE_URL, payment, now)) satisfies LifecycleDeps['paymentSucceeded'],
     connectors,
     connectorTimeoutMs: common.connectorTimeoutMs,
   };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ERROR_CATALOGUE } from '../../src/lib/error-catalogue.ts';
 import {
@@ -10,6 +11,7 @@ import {
   InvalidRequestError,
   NotFoundError,
   OPENAPI_SHA256,
+  OPERATIONS,
   type Payment,
   Tributary,
   TributaryError,
@@ -44,6 +46,72 @@ describe(`SDK client against the server (${TEST_STORE})`, () => {
       .digest('hex');
     assert.equal(sha, OPENAPI_SHA256, 'sdk/src/generated/api.ts is stale: run npm run gen:docs');
     assert.deepEqual(ERROR_STATUS, Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([code, e]) => [code, e.status])));
+  });
+
+  it('every operation of the document is called by a client method', () => {
+    const source = readFileSync('sdk/src/client.ts', 'utf8');
+    const called = new Set([...source.matchAll(/request\(\s*'(\w+)'|paged\(\s*this\.http,\s*'(\w+)'/g)].map((m) => m[1] ?? m[2]));
+    assert.deepEqual([...called].sort(), Object.keys(OPERATIONS).sort());
+  });
+
+  it('checkouts: create, retrieve, list, select a channel with the client_secret, expire', async () => {
+    const client = await freshClient();
+    const body = { amount: 150000.0, currency: 'IDR', reference_no: ref('sdk-cs'), email: 'payer@example.com' };
+    const checkout = await client.checkouts.create(body);
+    assert.match(checkout.id, /^cs_/);
+    assert.equal(checkout.object, 'checkout');
+    assert.equal(checkout.status, 'open');
+    assert.equal(checkout.amount, 150000);
+    assert.equal(checkout.payment, null);
+    assert.equal(checkout.lastResponse.statusCode, 201);
+    assert.ok(checkout.lastResponse.idempotencyKey?.startsWith('tributary-node-'), 'create is keyed');
+    const secret = checkout.client_secret;
+    assert.ok(typeof secret === 'string' && secret !== '', 'the create answer carries the client_secret');
+
+    const got = await client.checkouts.retrieve(checkout.id);
+    assert.equal(got.id, checkout.id);
+    assert.equal('client_secret' in got, false, 'the secret is shown in the create answer only');
+
+    ctx.clock.advance(1_000);
+    const second = await client.checkouts.create({ ...body, reference_no: ref('sdk-cs') });
+    const page = await client.checkouts.list({ limit: 1 });
+    assert.equal(page.object, 'list');
+    assert.deepEqual(
+      page.data.map((c) => c.id),
+      [second.id],
+    );
+    assert.equal(page.has_more, true);
+    const all: string[] = [];
+    for await (const c of client.checkouts.list({ limit: 1, status: 'open' })) all.push(c.id);
+    assert.deepEqual(all, [second.id, checkout.id], 'every open checkout once, newest first, one per page');
+
+    const wrong = await client.checkouts
+      .select(checkout.id, { client_secret: 'cs_secret_wrong', channel: 'bank' })
+      .catch((e: unknown) => e);
+    assert.ok(wrong instanceof AuthenticationError, String(wrong));
+    assert.equal(wrong.code, 'client_secret_invalid');
+
+    const selected = await client.checkouts.select(checkout.id, { client_secret: secret, channel: 'bank' });
+    assert.equal(selected.id, checkout.id);
+    assert.equal(selected.status, 'open');
+    assert.equal(typeof selected.payment, 'object');
+    assert.match(selected.payment.id, /^pay_/);
+    assert.equal(selected.payment.channel, 'bank');
+    assert.equal(selected.payment.amount, 150000);
+    assert.ok(selected.payment.instructions !== null && typeof selected.payment.instructions === 'object', 'the instructions');
+    assert.deepEqual(selected.payments, [selected.payment.id]);
+    assert.ok(selected.lastResponse.idempotencyKey?.startsWith('tributary-node-'), 'select is retried as keyed');
+    assert.equal((await client.checkouts.retrieve(checkout.id)).payment, selected.payment.id, 'a read names the payment');
+
+    const expired = await client.checkouts.expire(checkout.id);
+    assert.equal(expired.status, 'expired');
+    assert.ok(expired.closed_at !== null);
+    assert.equal((await client.payments.retrieve(selected.payment.id)).status, 'canceled', 'its pending payment is canceled');
+    const closed = await client.checkouts
+      .select(checkout.id, { client_secret: secret, channel: 'bank' })
+      .catch((e: unknown) => e);
+    assert.ok(closed instanceof ConflictError, String(closed));
+    assert.equal(closed.code, 'checkout_not_open');
   });
 
   it('creates, retrieves and lists payments; for await pages through more than one page by the cursor', async () => {

@@ -245,6 +245,67 @@ describe(`PHP SDK against the server (${TEST_STORE})`, { skip: phpMissing }, () 
     assert.match(lists[3] ?? '', new RegExp(`starting_after=${newestFirst[5]}`));
   });
 
+  it('checkouts: create, retrieve, list, select a channel with the client_secret, expire', async () => {
+    const key = await freshKey();
+    const reference = ref('php-cs');
+    const out = await scenario<{
+      id: string;
+      second: string;
+      status: string;
+      amount: string;
+      money: string;
+      secretShown: boolean;
+      createKeyed: boolean;
+      createStatus: number;
+      retrieved: { id: string; secret: string | null; payment: string | null };
+      listed: string[];
+      wrongSecret: { class: string; errorCode: string };
+      selected: {
+        id: string;
+        status: string;
+        paymentIsObject: boolean;
+        paymentId: string;
+        paymentStatus: string;
+        channel: string;
+        amount: string;
+        money: string;
+        instructions: string;
+        rawInstructions: boolean;
+        payments: string[];
+        keyed: boolean;
+      };
+      expired: { status: string; closed: boolean };
+      paymentAfter: string;
+    }>('checkouts', { baseUrl: ctx.t.baseUrl, apiKey: key, input: { reference_no: reference, reference_no_2: ref('php-cs') } });
+    assert.match(out.id, /^cs_/);
+    assert.equal(out.status, 'open');
+    assert.equal(out.amount, '150000', 'the exact text the server sent');
+    assert.equal(out.money, '150000.00 IDR');
+    assert.equal(out.secretShown, true, 'the create answer carries the client_secret');
+    assert.equal(out.createKeyed, true, 'create is keyed');
+    assert.equal(out.createStatus, 201);
+    assert.deepEqual(out.retrieved, { id: out.id, secret: null, payment: null }, 'the secret is shown once');
+    // Both made at the same (test clock) instant: every open checkout once, one page each, in either order.
+    assert.deepEqual([...out.listed].sort(), [out.id, out.second].sort());
+    assert.deepEqual(out.wrongSecret, { class: 'AuthenticationException', errorCode: 'client_secret_invalid' });
+    const s = out.selected;
+    assert.equal(s.id, out.id);
+    assert.equal(s.status, 'open');
+    assert.equal(s.paymentIsObject, true, 'select answers with payment expanded');
+    assert.match(s.paymentId, /^pay_/);
+    assert.equal(s.paymentStatus, 'pending');
+    assert.equal(s.channel, 'bank');
+    assert.equal(s.amount, '150000');
+    assert.equal(s.money, '150000.00 IDR');
+    assert.match(s.instructions, /^PaymentInstructions/);
+    assert.equal(s.rawInstructions, true);
+    assert.deepEqual(s.payments, [s.paymentId]);
+    assert.equal(s.keyed, true, 'select is retried as keyed');
+    assert.deepEqual(out.expired, { status: 'expired', closed: true });
+    assert.equal(out.paymentAfter, 'canceled', 'expiry canceled the pending payment');
+    assert.equal(await paymentsWithReference(ctx.t, reference), 1, 'one payment for the one selection');
+  });
+
   it('every other resource: refunds, balance, settlements, reconciliation, endpoints, events, callback secret', async () => {
     const key = await freshKey();
     ctx.clock.advance(2 * DAY_MS);

@@ -199,6 +199,66 @@ describe(`Python SDK against the server (${TEST_STORE})`, () => {
     assert.ok(out.async.events >= 7, 'events page too');
   });
 
+  it('checkouts: create, retrieve, list, select a channel with the client_secret, expire (sync and async)', async () => {
+    const { env } = await freshMerchant();
+    const reference = ref('py-cs');
+    type Meta = { status: number; attempts: number; replayed: boolean; idempotency_key: string | null; request_id: string };
+    const out = await scenario<{
+      id: string;
+      second: string;
+      status: string;
+      amount: string;
+      amount_is_decimal: boolean;
+      secret_shown: boolean;
+      create: Meta;
+      retrieved: { id: string; has_secret: boolean };
+      listed: string[];
+      wrong_secret: { class: string; code: string };
+      selected: {
+        id: string;
+        status: string;
+        payment_id: string;
+        payment_status: string;
+        channel: string;
+        amount: string;
+        amount_is_decimal: boolean;
+        instructions: boolean;
+        payments: string[];
+        meta: Meta;
+      };
+      async: { payment: string; listed: string[]; expired: string };
+      expired: { status: string; closed: boolean };
+      payment_after: string;
+    }>('checkouts', { ...env, REFERENCE_NO: reference, REFERENCE_NO_2: ref('py-cs') });
+    assert.match(out.id, /^cs_/);
+    assert.equal(out.status, 'open');
+    assert.equal(out.amount, '150000.00', 'a Decimal with the currency’s minor units');
+    assert.equal(out.amount_is_decimal, true);
+    assert.equal(out.secret_shown, true, 'the create answer carries the client_secret');
+    assert.equal(out.create.status, 201);
+    assert.match(out.create.idempotency_key ?? '', /^tributary-python-/, 'create is keyed');
+    assert.deepEqual(out.retrieved, { id: out.id, has_secret: false }, 'the secret is shown once');
+    // Both made at the same (test clock) instant: every open checkout once, one page each, in either order.
+    assert.deepEqual([...out.listed].sort(), [out.id, out.second].sort());
+    assert.deepEqual(out.wrong_secret, { class: 'AuthenticationError', code: 'client_secret_invalid' });
+    const s = out.selected;
+    assert.equal(s.id, out.id);
+    assert.equal(s.status, 'open');
+    assert.match(s.payment_id, /^pay_/);
+    assert.equal(s.payment_status, 'pending');
+    assert.equal(s.channel, 'bank');
+    assert.equal(s.amount, '150000.00');
+    assert.equal(s.amount_is_decimal, true);
+    assert.equal(s.instructions, true, 'select answers with payment expanded, instructions included');
+    assert.deepEqual(s.payments, [s.payment_id]);
+    assert.equal(s.meta.status, 200);
+    assert.match(s.meta.idempotency_key ?? '', /^tributary-python-/, 'select is retried as keyed');
+    assert.deepEqual(out.async, { payment: s.payment_id, listed: [out.id, out.second].sort(), expired: 'expired' });
+    assert.deepEqual(out.expired, { status: 'expired', closed: true });
+    assert.equal(out.payment_after, 'canceled', 'expiry canceled the pending payment');
+    assert.equal(await paymentsWithReference(ctx.t, reference), 1, 'one payment for the one selection');
+  });
+
   it('reaches every resource: payment methods, sandbox, settlements, reconciliation, refunds, balance, endpoints, events, callback secret', async () => {
     const { key, env } = await freshMerchant();
     ctx.clock.advance(2 * DAY_MS);

@@ -107,6 +107,28 @@ describe('SDK retries: lost answers and idempotency keys', () => {
     );
   });
 
+  it('retries a checkout selection whose answer was lost: a new selection, the lost one’s payment canceled', async () => {
+    proxy.drop = () => false;
+    const checkout = await client.checkouts.create(quickStart());
+    const start = proxy.seen.length;
+    proxy.drop = (index) => index === start;
+    const selected = await client.checkouts.select(checkout.id, { client_secret: checkout.client_secret!, channel: 'bank' });
+    proxy.drop = () => false;
+    const tries = proxy.seen.slice(start);
+    assert.equal(tries.length, 2, 'one lost answer, one retry');
+    assert.equal(tries[0]?.upstreamStatus, 200, 'the server had made a payment before the answer was lost');
+    const keys = tries.map((r) => header(r.headers['idempotency-key']));
+    assert.ok(keys[0]?.startsWith('tributary-node-'), `generated key: ${String(keys[0])}`);
+    assert.equal(keys[1], keys[0], 'the same key on the retry (the server ignores it on select)');
+    assert.equal(selected.lastResponse.attempts, 2);
+    assert.equal(selected.payments.length, 2, 'the retry was a second selection');
+    assert.equal(selected.payments[1], selected.payment.id);
+    const first = await client.payments.retrieve(selected.payments[0]!);
+    assert.equal(first.status, 'canceled', 'the lost answer’s payment was canceled before the new one was made');
+    assert.equal(selected.payment.status, 'pending');
+    assert.equal(await paymentsWithReference(t, checkout.reference_no), 2);
+  });
+
   it('does not retry a lost answer of an operation without idempotency (webhook endpoint create)', async () => {
     const start = proxy.seen.length;
     proxy.drop = (index) => index === start;

@@ -27,5 +27,7 @@ final class EventTypes
         'settlement_exception.created' => Model\SettlementException::class,
         'settlement_exception.resolved' => Model\SettlementException::class,
         'webhook_endpoint.disabled' => Model\WebhookEndpoint::class,
+        'checkout.completed' => Model\Checkout::class,
+        'checkout.expired' => Model\Checkout::class,
     ];
 }

@@ -112,6 +112,34 @@ namespace Tributary\Generated;
  *     cancellation_reason?: 'requested_by_customer'|'duplicate'|'fraudulent'|'abandoned'|null,
  * }
  *
+ * @phpstan-type CreateCheckoutBody array{
+ *     amount: numeric-string|int|\Tributary\Money,
+ *     currency: string,
+ *     reference_no: string,
+ *     description?: string|null,
+ *     email?: string|null,
+ *     metadata?: array<string, string>|null,
+ *     callback_url?: string|null,
+ *     channels?: list<'bank'|'ewallet'|'counter'>|null,
+ *     success_url?: string|null,
+ *     cancel_url?: string|null,
+ *     expires_in?: int,
+ * }
+ *
+ * @phpstan-type ListCheckoutsQuery array{
+ *     limit?: int,
+ *     starting_after?: string,
+ *     status?: 'open'|'completed'|'expired',
+ * }
+ *
+ * @phpstan-type ExpireCheckoutBody array<never, never>
+ *
+ * @phpstan-type SelectCheckoutMethodBody array{
+ *     client_secret: string,
+ *     channel: 'bank'|'ewallet'|'counter',
+ *     instrument?: string|null,
+ * }
+ *
  * @phpstan-type SimulatePaymentBody array{
  *     outcome: 'succeeded'|'failed'|'expired'|'reversed'|'settled',
  *     amount?: numeric-string|int|\Tributary\Money,
@@ -497,6 +525,71 @@ final class Operations
             'objectFields' => [],
             'response' => 'json',
             'model' => Model\Payment::class,
+            'listItem' => null,
+        ],
+        'createCheckout' => [
+            'method' => 'POST',
+            'path' => '/checkout/create',
+            'pathParams' => [],
+            'query' => [],
+            'idempotencyKey' => true,
+            'body' => true,
+            'amountFields' => ['amount'],
+            'objectFields' => ['metadata'],
+            'response' => 'json',
+            'model' => Model\Checkout::class,
+            'listItem' => null,
+        ],
+        'getCheckout' => [
+            'method' => 'GET',
+            'path' => '/checkout/{id}',
+            'pathParams' => ['id'],
+            'query' => [],
+            'idempotencyKey' => false,
+            'body' => false,
+            'amountFields' => [],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\Checkout::class,
+            'listItem' => null,
+        ],
+        'listCheckouts' => [
+            'method' => 'GET',
+            'path' => '/checkout',
+            'pathParams' => [],
+            'query' => ['limit', 'starting_after', 'status'],
+            'idempotencyKey' => false,
+            'body' => false,
+            'amountFields' => [],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\CheckoutList::class,
+            'listItem' => Model\Checkout::class,
+        ],
+        'expireCheckout' => [
+            'method' => 'POST',
+            'path' => '/checkout/{id}/expire',
+            'pathParams' => ['id'],
+            'query' => [],
+            'idempotencyKey' => false,
+            'body' => true,
+            'amountFields' => [],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\Checkout::class,
+            'listItem' => null,
+        ],
+        'selectCheckoutMethod' => [
+            'method' => 'POST',
+            'path' => '/checkout/{id}/select',
+            'pathParams' => ['id'],
+            'query' => [],
+            'idempotencyKey' => false,
+            'body' => true,
+            'amountFields' => [],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\Checkout::class,
             'listItem' => null,
         ],
         'simulatePayment' => [

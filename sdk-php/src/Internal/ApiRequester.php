@@ -20,7 +20,8 @@ use Tributary\TributaryClient;
 
 /**
  * @internal The one place requests are made. Each call:
- * - takes method, path, Idempotency-Key use and amount fields from the generated Operations table;
+ * - takes method, path, Idempotency-Key use and amount fields from the generated Operations table
+ *   (and KEYED_BY_THE_SDK);
  * - generates an Idempotency-Key once per logical call (unless given) and sends the same key on
  *   every retry, so a retry after a lost answer returns the first result instead of doing the work
  *   twice (docs/idempotency.md);
@@ -32,6 +33,15 @@ final class ApiRequester
 {
     /** Printable ASCII, no leading or trailing space, 1-255 characters (docs/idempotency.md). */
     private const IDEMPOTENCY_KEY = '/^[\x21-\x7E](?:[\x20-\x7E]{0,253}[\x21-\x7E])?$/D';
+
+    /**
+     * Operations the document gives no Idempotency-Key but this SDK sends one for and retries as
+     * keyed: POST /checkout/{id}/select makes a payment, and the server never collects twice for
+     * one checkout (a new selection cancels the previous pending payment; one live payment per
+     * reference), so a retry after a lost answer is safe. The server ignores the key there: a retry
+     * is a new selection, not a replay (docs/checkout.md).
+     */
+    private const KEYED_BY_THE_SDK = ['selectCheckoutMethod'];
 
     /**
      * @param \Closure(int): void $sleep Waits this many milliseconds.
@@ -70,8 +80,9 @@ final class ApiRequester
     ): ApiResult {
         $op = Operations::ALL[$operationId] ?? throw new \LogicException("unknown operation $operationId");
         $url = $this->url($op['path'], $op['pathParams'], $pathParams, $query);
+        $keyed = $op['idempotencyKey'] || in_array($operationId, self::KEYED_BY_THE_SDK, true);
         $idempotencyKey = null;
-        if ($op['idempotencyKey']) {
+        if ($keyed) {
             $idempotencyKey = $options->idempotencyKey ?? 'tributary-php-' . self::uuid4();
             if (preg_match(self::IDEMPOTENCY_KEY, $idempotencyKey) !== 1) {
                 throw new \InvalidArgumentException(
@@ -96,7 +107,7 @@ final class ApiRequester
             $payload = Json::encode(self::withExactAmounts($body ?? [], $op['amountFields']), $op['objectFields']);
         }
         // Whether a retry can never do the work twice: reads, and operations the server dedupes by key.
-        $safe = $op['method'] === 'GET' || $op['idempotencyKey'];
+        $safe = $op['method'] === 'GET' || $keyed;
         $maxRetries = RetryPolicy::clampRetries($options->maxRetries ?? $this->maxRetries);
         $timeoutMs = $options->timeoutMs ?? $this->timeoutMs;
         if ($timeoutMs < 1) {
@@ -134,7 +145,7 @@ final class ApiRequester
             $retryAfterMs = $retryAfterSeconds === null ? null : $retryAfterSeconds * 1000;
             $retriable = $attempt <= $maxRetries
                 && ($retryAfterMs === null || $retryAfterMs <= RetryPolicy::MAX_RETRY_AFTER_MS)
-                && RetryPolicy::isRetriable($error, $safe, $op['idempotencyKey'], $notSent);
+                && RetryPolicy::isRetriable($error, $safe, $keyed, $notSent);
             if (!$retriable) {
                 throw $error;
             }

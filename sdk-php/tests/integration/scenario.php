@@ -24,6 +24,7 @@ use Tributary\Exception\TributaryException;
 use Tributary\Generated\ApiSpec;
 use Tributary\Generated\Model\Payment;
 use Tributary\Model;
+use Tributary\Resource\Checkouts;
 use Tributary\TributaryClient;
 use Tributary\Webhook;
 
@@ -214,6 +215,52 @@ $scenarios = [
         $out['callbackSecret'] = $tributary->callbackSecret->retrieve()->object;
         $out['callbackRotated'] = $tributary->callbackSecret->rotate(['expire_previous_in_seconds' => 0])->object;
         return $out;
+    },
+
+    // Create, retrieve, list (paged), select with the client_secret, expire: against the real server.
+    'checkouts' => static function (): array {
+        $in = input();
+        $tributary = client();
+        $checkout = $tributary->checkouts->create(['amount' => '150000.00', 'currency' => 'IDR', 'reference_no' => $in['reference_no'], 'email' => 'payer@example.com']);
+        $second = $tributary->checkouts->create(['amount' => 150000, 'currency' => 'IDR', 'reference_no' => $in['reference_no_2']]);
+        $listed = [];
+        foreach ($tributary->checkouts->list(['limit' => 1, 'status' => 'open']) as $c) {
+            $listed[] = $c->id;
+        }
+        $retrieved = $tributary->checkouts->retrieve($checkout->id);
+        $wrong = attempt(static fn () => $tributary->checkouts->select($checkout->id, ['client_secret' => 'cs_secret_wrong', 'channel' => 'bank']));
+        $selected = $tributary->checkouts->select($checkout->id, ['client_secret' => (string) $checkout->client_secret, 'channel' => 'bank']);
+        $payment = Checkouts::payment($selected);
+        $expired = $tributary->checkouts->expire($checkout->id);
+        return [
+            'id' => $checkout->id,
+            'second' => $second->id,
+            'status' => $checkout->status,
+            'amount' => $checkout->amount,
+            'money' => (string) $checkout->money(),
+            'secretShown' => is_string($checkout->client_secret) && $checkout->client_secret !== '',
+            'createKeyed' => str_starts_with((string) $checkout->lastResponse()?->idempotencyKey, 'tributary-php-'),
+            'createStatus' => $checkout->lastResponse()?->statusCode,
+            'retrieved' => ['id' => $retrieved->id, 'secret' => $retrieved->client_secret, 'payment' => $retrieved->payment],
+            'listed' => $listed,
+            'wrongSecret' => ['class' => $wrong['class'] ?? null, 'errorCode' => $wrong['errorCode'] ?? null],
+            'selected' => [
+                'id' => $selected->id,
+                'status' => $selected->status,
+                'paymentIsObject' => is_array($selected->payment),
+                'paymentId' => $payment?->id,
+                'paymentStatus' => $payment?->status,
+                'channel' => $payment?->channel,
+                'amount' => $payment?->amount,
+                'money' => (string) $payment?->money(),
+                'instructions' => $payment?->instructions === null ? null : (new ReflectionClass($payment->instructions))->getShortName(),
+                'rawInstructions' => is_array($selected->payment) && is_array($selected->payment['instructions'] ?? null),
+                'payments' => $selected->payments,
+                'keyed' => str_starts_with((string) $selected->lastResponse()?->idempotencyKey, 'tributary-php-'),
+            ],
+            'expired' => ['status' => $expired->status, 'closed' => $expired->closed_at !== null],
+            'paymentAfter' => $tributary->payments->retrieve((string) $payment?->id)->status,
+        ];
     },
 
     'webhook-verify' => static function (): array {

@@ -40,6 +40,20 @@ function endpointJson(): string
         . '"version":1,"created_at":"2026-11-21T10:00:00.000Z","updated_at":"2026-11-21T10:00:00.000Z","secret":"whsec_c2VjcmV0"}';
 }
 
+/** A checkout as select answers it: the payment fixture (10.1 USD) expanded in `payment`. */
+function selectedCheckout(): HttpResponse
+{
+    return FakeTransport::json(
+        200,
+        '{"id":"cs_1","object":"checkout","status":"open","url":"http://tributary.test/pay/cs_1","amount":10.1,"currency":"USD",'
+            . '"reference_no":"order-1001","description":null,"email":null,"metadata":{},"callback_url":null,"channels":["bank"],'
+            . '"success_url":null,"cancel_url":null,"payment":' . paymentFixtureText() . ',"payments":["pay_01M8BQE5S13FNR9M3GYSZ7ZZD5"],'
+            . '"expires_at":"2026-11-22T10:00:00.000Z","version":2,"created_at":"2026-11-21T10:00:00.000Z",'
+            . '"updated_at":"2026-11-21T10:00:00.000Z","closed_at":null}',
+        ['request-id' => 'req_OK'],
+    );
+}
+
 /** @return list<?string> */
 function keysSent(FakeTransport $transport): array
 {
@@ -107,6 +121,37 @@ return [
         $endpoint = fakeClient($transport)->webhookEndpoints->create(['url' => 'https://shop.example/hook']);
         assertSame('we_1', $endpoint->id);
         assertSame(2, $endpoint->lastResponse()->attempts);
+    },
+    'a checkout selection is retried like a cancel: a generated key, lost answers and 503 retried, checkout_busy not' => static function (): void {
+        $select = ['client_secret' => 'cs_secret_x', 'channel' => 'bank'];
+        $transport = new FakeTransport([FakeTransport::lost(), FakeTransport::error(503, 'provider_unavailable', ['retry-after' => '1']), selectedCheckout()]);
+        $checkout = fakeClient($transport)->checkouts->select('cs_1', $select);
+        $keys = keysSent($transport);
+        assertSame(3, count($keys));
+        assertMatches('/^tributary-php-[0-9a-f-]{36}$/D', (string) $keys[0]);
+        assertSame([$keys[0], $keys[0]], [$keys[1], $keys[2]], 'one key for the logical call');
+        assertSame(3, $checkout->lastResponse()->attempts);
+        assertSame('POST', $transport->requests[0]->method);
+        assertSame('http://tributary.test/checkout/cs_1/select', $transport->requests[0]->url);
+        assertSame('{"client_secret":"cs_secret_x","channel":"bank"}', $transport->requests[0]->body);
+        $payment = Tributary\Resource\Checkouts::payment($checkout);
+        assertTrue($payment instanceof Tributary\Generated\Model\Payment);
+        assertSame('10.1', $payment->amount, 'the exact decimal text');
+        assertSame('10.10 USD', (string) $payment->money());
+        assertSame('10.1', $checkout->amount);
+        assertSame(null, Tributary\Resource\Checkouts::payment(Tributary\Generated\Model\Checkout::fromArray(['payment' => 'pay_1'] + $checkout->toArray())));
+
+        $transport = new FakeTransport([FakeTransport::error(409, 'checkout_busy', ['retry-after' => '1'])]);
+        $e = assertThrows(ConflictException::class, static fn () => fakeClient($transport)->checkouts->select('cs_1', $select));
+        assertSame('checkout_busy', $e->errorCode);
+        assertSame(1, count($transport->requests), 'another selection (perhaps the payer\'s) is running: not retried over it');
+    },
+    'a checkout expiry sends an empty object and no key, and is not resent after a lost answer' => static function (): void {
+        $transport = new FakeTransport([FakeTransport::lost()]);
+        assertThrows(ApiConnectionException::class, static fn () => fakeClient($transport)->checkouts->expire('cs_1'));
+        assertSame(1, count($transport->requests));
+        assertSame('{}', $transport->requests[0]->body);
+        assertSame(null, $transport->requests[0]->headers['idempotency-key'] ?? null);
     },
     'GETs are retried after a lost answer and after 503' => static function (): void {
         $transport = new FakeTransport([FakeTransport::lost(), FakeTransport::error(503, 'service_unavailable', ['retry-after' => '1']), FakeTransport::json(200, paymentFixtureText())]);

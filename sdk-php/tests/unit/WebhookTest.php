@@ -124,8 +124,8 @@ return [
         assertSame(null, $event->lastResponse());
     },
     'an event type this SDK does not know verifies, with no typed object' => static function (): void {
-        $body = '{"id":"evt_TEST","type":"checkout.completed","created_at":"2026-11-21T10:00:00.000Z","api_version":"2027-01-01",'
-            . '"data":{"object":{"id":"chk_1"},"previous_attributes":{}}}';
+        $body = '{"id":"evt_TEST","type":"invoice.paid","created_at":"2026-11-21T10:00:00.000Z","api_version":"2027-01-01",'
+            . '"data":{"object":{"id":"inv_1"},"previous_attributes":{}}}';
         [$secret, $headers] = signedEvent($body);
         assertSame(null, Webhook::eventObject(Webhook::verify($body, $headers, $secret)));
     },

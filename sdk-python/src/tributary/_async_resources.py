@@ -10,12 +10,15 @@ from ._generated import (
     Balance,
     CallbackSecret,
     CancelPaymentBody,
+    Checkout,
+    CreateCheckoutBody,
     CreatePaymentBody,
     CreateReconciliationBody,
     CreateWebhookEndpointBody,
     DeleteWebhookEndpointResponse,
     Event,
     GetBalanceQuery,
+    ListCheckoutsQuery,
     ListEventDeliveriesResponse,
     ListEventsQuery,
     ListPaymentMethodsQuery,
@@ -34,6 +37,7 @@ from ._generated import (
     RefundPaymentBody,
     RotateCallbackSecretBody,
     RotateWebhookEndpointSecretBody,
+    SelectCheckoutMethodBody,
     Settlement,
     SettlementException,
     SimulatePaymentBody,
@@ -95,6 +99,52 @@ class AsyncPayments(_AsyncResource):
         """POST /payment/{id}/cancel, with an Idempotency-Key."""
         result: Payment = await self._engine.request(
             "cancelPayment", params={"id": id}, body=body or {}, options=options
+        )
+        return result
+
+
+class AsyncCheckouts(_AsyncResource):
+    """Checkouts (docs/checkout.md): create, retrieve, list (auto-paginating), expire, and select
+    (the payer's choice of how to pay, authorised by the checkout's ``client_secret``)."""
+
+    async def create(self, body: CreateCheckoutBody, **options: Unpack[RequestOptions]) -> Checkout:
+        """POST /checkout/create, with an Idempotency-Key (generated once per call unless given).
+
+        The amount is a Decimal, checked against the currency as for payments. The answer is the
+        only one that carries the ``client_secret``.
+        """
+        result: Checkout = await self._engine.request("createCheckout", body=body, options=options)
+        return result
+
+    async def retrieve(self, id: str, **options: Unpack[RequestOptions]) -> Checkout:
+        result: Checkout = await self._engine.request("getCheckout", params={"id": id}, options=options)
+        return result
+
+    def list(
+        self, query: ListCheckoutsQuery | None = None, **options: Unpack[RequestOptions]
+    ) -> AsyncListRequest[Checkout]:
+        """``await`` it for the first page (newest first), ``async for`` over it for every checkout."""
+        return _paged(self._engine, "listCheckouts", query, None, options)
+
+    async def expire(self, id: str, **options: Unpack[RequestOptions]) -> Checkout:
+        """POST /checkout/{id}/expire: ends an open checkout now and cancels its pending payment."""
+        result: Checkout = await self._engine.request(
+            "expireCheckout", params={"id": id}, body={}, options=options
+        )
+        return result
+
+    async def select(
+        self, id: str, body: SelectCheckoutMethodBody, **options: Unpack[RequestOptions]
+    ) -> Checkout:
+        """POST /checkout/{id}/select: makes the payment for the chosen channel and answers the
+        checkout with ``payment`` expanded (a Payment, with its ``instructions``).
+
+        Authorised by ``client_secret`` in the body, not by the API key. Retried as the keyed
+        operations are; the server does not store the key here, so a retry after a lost answer is
+        a new selection, which cancels the payment the lost one made first.
+        """
+        result: Checkout = await self._engine.request(
+            "selectCheckoutMethod", params={"id": id}, body=body, options=options
         )
         return result
 

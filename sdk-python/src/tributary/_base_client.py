@@ -2,7 +2,8 @@
 
 Each call:
 
-- builds method, path and Idempotency-Key use from the generated OPERATIONS table;
+- builds method, path and Idempotency-Key use from the generated OPERATIONS table (and
+  ``KEYED_BY_THE_SDK``);
 - checks and writes amounts as exact decimals (``amounts.py``);
 - generates an Idempotency-Key once per logical call (unless given) and sends the same key on every
   retry, so a retry after a lost answer returns the first result instead of doing the work twice
@@ -38,14 +39,21 @@ log = logging.getLogger("tributary")
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
 DEFAULT_TIMEOUT_SECONDS = 60.0
 IDEMPOTENCY_KEY_PREFIX = "tributary-python-"
+#: Operations the document gives no Idempotency-Key but this SDK sends one for and retries as keyed:
+#: POST /checkout/{id}/select makes a payment, and the server never collects twice for one checkout
+#: (a new selection cancels the previous pending payment; one live payment per reference), so a
+#: retry after a lost answer is safe. The server ignores the key there: a retry is a new selection,
+#: not a replay (docs/checkout.md).
+KEYED_BY_THE_SDK = frozenset({"selectCheckoutMethod"})
 
 
 class RequestOptions(TypedDict, total=False):
     """Per-call settings, as keyword arguments of every method."""
 
-    #: For operations that take one (create, cancel, refund, reconciliation): the key of this
-    #: logical call. Default: a new random key per call, reused by every retry of that call. Pass
-    #: your own (e.g. derived from your order id) to make a retry safe across restarts too.
+    #: For operations that take one (create, cancel, refund, reconciliation, checkout create and
+    #: select): the key of this logical call. Default: a new random key per call, reused by every
+    #: retry of that call. Pass your own (e.g. derived from your order id) to make a retry safe
+    #: across restarts too.
     idempotency_key: str
     max_retries: int
     #: Deadline of one try, in seconds.
@@ -125,8 +133,9 @@ class ClientCore:
     ) -> PreparedCall:
         op = OPERATIONS[operation_id]
         url = self.base_url + _path(op, params or {}) + _query_string(query or {})
+        keyed = op.idempotency_key or operation_id in KEYED_BY_THE_SDK
         idempotency_key: str | None = None
-        if op.idempotency_key:
+        if keyed:
             idempotency_key = options.get("idempotency_key") or f"{IDEMPOTENCY_KEY_PREFIX}{uuid.uuid4()}"
         headers = {
             "Authorization": f"Bearer {self._api_key}",
@@ -150,7 +159,7 @@ class ClientCore:
             request=HttpRequest(op.method, url, headers, data, timeout),
             idempotency_key=idempotency_key,
             # Whether a retry can never do the work twice: reads, and operations deduped by key.
-            kind=CallKind(safe=op.method == "GET" or op.idempotency_key, keyed=op.idempotency_key),
+            kind=CallKind(safe=op.method == "GET" or keyed, keyed=keyed),
             max_retries=check_max_retries(options.get("max_retries", self.max_retries)),
         )
 

@@ -10,6 +10,7 @@ from . import webhooks as _webhooks
 from ._async_resources import (
     AsyncBalanceResource,
     AsyncCallbackSecretResource,
+    AsyncCheckouts,
     AsyncEvents,
     AsyncPaymentMethods,
     AsyncPayments,
@@ -25,6 +26,7 @@ from ._http import AsyncHTTPTransport, AsyncTransport, HTTPTransport, SyncTransp
 from ._resources import (
     BalanceResource,
     CallbackSecretResource,
+    Checkouts,
     Events,
     PaymentMethods,
     Payments,
@@ -77,6 +79,7 @@ class Tributary:
         )
         self.payments = Payments(self._engine)
         self.refunds = Refunds(self._engine)
+        self.checkouts = Checkouts(self._engine)
         self.payment_methods = PaymentMethods(self._engine)
         self.balance = BalanceResource(self._engine)
         self.settlements = Settlements(self._engine)
@@ -125,6 +128,7 @@ class AsyncTributary:
         )
         self.payments = AsyncPayments(self._engine)
         self.refunds = AsyncRefunds(self._engine)
+        self.checkouts = AsyncCheckouts(self._engine)
         self.payment_methods = AsyncPaymentMethods(self._engine)
         self.balance = AsyncBalanceResource(self._engine)
         self.settlements = AsyncSettlements(self._engine)

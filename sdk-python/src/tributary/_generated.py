@@ -32,7 +32,8 @@ __all__ = [
     "ReconciliationStatus", "ReconciliationLinesItemResult", "ReconciliationLinesItemReport",
     "ReconciliationLinesItemOurs", "ReconciliationLinesItem", "Reconciliation",
     "ReconciliationLineResult", "ReconciliationLineReport", "ReconciliationLineOurs",
-    "ReconciliationLine", "ReconciliationLineList", "CreatePaymentBodyChannel", "CreatePaymentBody",
+    "ReconciliationLine", "ReconciliationLineList", "CheckoutStatus", "CheckoutChannelsItem",
+    "Checkout", "CheckoutList", "CreatePaymentBodyChannel", "CreatePaymentBody",
     "CreatePaymentResponse", "GetPaymentResponse", "ListPaymentsQueryStatus",
     "ListPaymentsQueryChannel", "ListPaymentsQuery", "ListPaymentsResponse",
     "ListPaymentMethodsQuery", "ListPaymentMethodsResponse", "CreateWebhookEndpointBodyStatus",
@@ -51,27 +52,32 @@ __all__ = [
     "ListReconciliationLinesQuery", "ListReconciliationLinesResponse", "RefundPaymentBodyReason",
     "RefundPaymentBodySource", "RefundPaymentBody", "RefundPaymentResponse", "GetRefundResponse",
     "GetBalanceQuery", "GetBalanceResponse", "CancelPaymentBodyCancellationReason",
-    "CancelPaymentBody", "CancelPaymentResponse", "SimulatePaymentBodyOutcome",
-    "SimulatePaymentBody", "SimulatePaymentResponseOutcome", "SimulatePaymentResponse",
-    "PaymentPendingEventData", "PaymentPendingEvent", "PaymentSucceededEventData",
-    "PaymentSucceededEvent", "PaymentFailedEventData", "PaymentFailedEvent",
-    "PaymentExpiredEventData", "PaymentExpiredEvent", "PaymentCanceledEventData",
-    "PaymentCanceledEvent", "PaymentSettledEventData", "PaymentSettledEvent",
-    "PaymentReversedEventData", "PaymentReversedEvent", "RefundSucceededEventData",
-    "RefundSucceededEvent", "RefundFailedEventData", "RefundFailedEvent",
-    "ReconciliationCompletedEventData", "ReconciliationCompletedEvent",
-    "ReconciliationDiscrepancyEventData", "ReconciliationDiscrepancyEvent",
-    "SettlementExceptionCreatedEventData", "SettlementExceptionCreatedEvent",
-    "SettlementExceptionResolvedEventData", "SettlementExceptionResolvedEvent",
-    "WebhookEndpointDisabledEventData", "WebhookEndpointDisabledEvent", "API_VERSION",
-    "OPENAPI_SHA256", "WebhookEvent", "Operation", "OPERATIONS", "ErrorCode", "ERROR_STATUS",
-    "EVENT_TYPES", "DECIMAL_FIELDS", "MINOR_UNITS",
+    "CancelPaymentBody", "CancelPaymentResponse", "CreateCheckoutBodyChannelsItem",
+    "CreateCheckoutBody", "CreateCheckoutResponse", "GetCheckoutResponse",
+    "ListCheckoutsQueryStatus", "ListCheckoutsQuery", "ListCheckoutsResponse",
+    "ExpireCheckoutResponse", "SelectCheckoutMethodBodyChannel", "SelectCheckoutMethodBody",
+    "SelectCheckoutMethodResponse", "SimulatePaymentBodyOutcome", "SimulatePaymentBody",
+    "SimulatePaymentResponseOutcome", "SimulatePaymentResponse", "PaymentPendingEventData",
+    "PaymentPendingEvent", "PaymentSucceededEventData", "PaymentSucceededEvent",
+    "PaymentFailedEventData", "PaymentFailedEvent", "PaymentExpiredEventData",
+    "PaymentExpiredEvent", "PaymentCanceledEventData", "PaymentCanceledEvent",
+    "PaymentSettledEventData", "PaymentSettledEvent", "PaymentReversedEventData",
+    "PaymentReversedEvent", "RefundSucceededEventData", "RefundSucceededEvent",
+    "RefundFailedEventData", "RefundFailedEvent", "ReconciliationCompletedEventData",
+    "ReconciliationCompletedEvent", "ReconciliationDiscrepancyEventData",
+    "ReconciliationDiscrepancyEvent", "SettlementExceptionCreatedEventData",
+    "SettlementExceptionCreatedEvent", "SettlementExceptionResolvedEventData",
+    "SettlementExceptionResolvedEvent", "WebhookEndpointDisabledEventData",
+    "WebhookEndpointDisabledEvent", "CheckoutCompletedEventData", "CheckoutCompletedEvent",
+    "CheckoutExpiredEventData", "CheckoutExpiredEvent", "API_VERSION", "OPENAPI_SHA256",
+    "WebhookEvent", "Operation", "OPERATIONS", "ErrorCode", "ERROR_STATUS", "EVENT_TYPES",
+    "DECIMAL_FIELDS", "MINOR_UNITS",
 ]
 
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "e4342a4aafc21fd9effe154a4cc2d82a2cbe559dc11e7d8b7b8f260a0a067897"
+OPENAPI_SHA256: Final = "23d1f04617cae5c062bc17246c0ba0b9ff60a0a4eaee801e28b3ee89c258b4c9"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -81,11 +87,14 @@ ErrorBodyCode = Literal[
     "invalid_idempotency_key",
     "invalid_api_version",
     "unauthorized",
+    "client_secret_invalid",
     "invalid_signature",
     "resource_not_found",
     "route_not_found",
     "reference_no_conflict",
     "idempotency_request_in_progress",
+    "checkout_not_open",
+    "checkout_busy",
     "payment_state_conflict",
     "webhook_endpoint_disabled",
     "payload_too_large",
@@ -93,6 +102,7 @@ ErrorBodyCode = Literal[
     "idempotency_key_reused",
     "currency_not_supported",
     "amount_out_of_range",
+    "channel_not_offered",
     "channel_unavailable",
     "operation_not_supported",
     "refund_not_supported",
@@ -863,6 +873,56 @@ class ReconciliationLineList(TypedDict):
     next_cursor: str | None
 
 
+CheckoutStatus = Literal["open", "completed", "expired"]
+
+
+CheckoutChannelsItem = Literal["bank", "ewallet", "counter"]
+
+
+class Checkout(TypedDict):
+    #: `cs_…`
+    id: str
+    object: Literal["checkout"]
+    #: See docs/checkout.md for the state machine.
+    status: CheckoutStatus
+    #: The hosted checkout page for the payer.
+    url: str
+    #: Major units.
+    amount: Decimal
+    currency: str
+    reference_no: str
+    description: str | None
+    email: str | None
+    metadata: dict[str, str]
+    callback_url: str | None
+    channels: list[CheckoutChannelsItem]
+    success_url: str | None
+    cancel_url: str | None
+    #: The current payment id, or null; expanded to the payment where an answer says so (select,
+    #: checkout.completed).
+    payment: str | Payment | None
+    #: Every payment the checkout made, oldest first.
+    payments: list[str]
+    #: When the checkout expires if nobody pays.
+    expires_at: str
+    version: int
+    #: When it was created.
+    created_at: str
+    #: When it last changed.
+    updated_at: str
+    #: When it completed or expired.
+    closed_at: str | None
+    #: Only in the create answer: authorises the payer's selection.
+    client_secret: NotRequired[str]
+
+
+class CheckoutList(TypedDict):
+    object: Literal["list"]
+    data: list[Checkout]
+    has_more: bool
+    next_cursor: str | None
+
+
 CreatePaymentBodyChannel = Literal["bank", "ewallet", "counter", "auto"]
 
 
@@ -1144,6 +1204,63 @@ class CancelPaymentBody(TypedDict):
 
     #: Why the payment is canceled (stored and shown on the payment).
     cancellation_reason: NotRequired[CancelPaymentBodyCancellationReason | None]
+
+
+CreateCheckoutBodyChannelsItem = Literal["bank", "ewallet", "counter"]
+
+
+class CreateCheckoutBody(TypedDict):
+    """Create a checkout"""
+
+    #: Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217
+    #: minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND.
+    amount: Decimal | int
+    #: ISO 4217 code in upper case.
+    currency: str
+    #: Your reference for the payment (printable ASCII, no leading or trailing space). Unique among
+    #: your live (processing, pending, succeeded) payments.
+    reference_no: str
+    description: NotRequired[str | None]
+    email: NotRequired[str | None]
+    #: Up to 50 string values under keys of letters, digits and _ . : - (at most 40 characters).
+    metadata: NotRequired[dict[str, str] | None]
+    #: Receives this payment's events, signed with the merchant callback secret. https in
+    #: production.
+    callback_url: NotRequired[str | None]
+    #: The channels the payer may choose among, in this order. Absent: every channel that can serve
+    #: the amount.
+    channels: NotRequired[list[CreateCheckoutBodyChannelsItem] | None]
+    #: Where the hosted page sends the payer after a successful payment.
+    success_url: NotRequired[str | None]
+    #: Where the hosted page sends a payer who gives up.
+    cancel_url: NotRequired[str | None]
+    #: Seconds until the checkout expires (default 86400).
+    expires_in: NotRequired[int]
+
+
+ListCheckoutsQueryStatus = Literal["open", "completed", "expired"]
+
+
+class ListCheckoutsQuery(TypedDict):
+    #: Page size, 1-100 (default 10).
+    limit: NotRequired[int]
+    #: A `next_cursor`: the id of the last checkout of the previous page.
+    starting_after: NotRequired[str]
+    status: NotRequired[ListCheckoutsQueryStatus]
+
+
+SelectCheckoutMethodBodyChannel = Literal["bank", "ewallet", "counter"]
+
+
+class SelectCheckoutMethodBody(TypedDict):
+    """Choose how to pay"""
+
+    #: The checkout's client_secret (from its create answer).
+    client_secret: str
+    #: One of the checkout's `channels`.
+    channel: SelectCheckoutMethodBodyChannel
+    #: A bank, wallet or outlet code; routing picks one when absent.
+    instrument: NotRequired[str | None]
 
 
 SimulatePaymentBodyOutcome = Literal["succeeded", "failed", "expired", "reversed", "settled"]
@@ -1483,6 +1600,48 @@ class WebhookEndpointDisabledEvent(TypedDict):
     data: WebhookEndpointDisabledEventData
 
 
+class CheckoutCompletedEventData(TypedDict):
+    object: Checkout
+    #: Changed fields, before the change.
+    previous_attributes: dict[str, Any]
+
+
+class CheckoutCompletedEvent(TypedDict):
+    """A payment of the checkout succeeded; `data.object.payment` is that payment. The checkout
+    never collects again. Sent to every enabled endpoint subscribed to `checkout.completed`.
+    See docs/webhooks.md for verification and retries.
+    """
+
+    #: `evt_…`, equal to the `webhook-id` header.
+    id: str
+    type: Literal["checkout.completed"]
+    #: When the change happened.
+    created_at: str
+    api_version: str
+    data: CheckoutCompletedEventData
+
+
+class CheckoutExpiredEventData(TypedDict):
+    object: Checkout
+    #: Changed fields, before the change.
+    previous_attributes: dict[str, Any]
+
+
+class CheckoutExpiredEvent(TypedDict):
+    """The checkout expired (its time passed, or you expired it) without a successful payment;
+    its pending payment was canceled. Sent to every enabled endpoint subscribed to
+    `checkout.expired`. See docs/webhooks.md for verification and retries.
+    """
+
+    #: `evt_…`, equal to the `webhook-id` header.
+    id: str
+    type: Literal["checkout.expired"]
+    #: When the change happened.
+    created_at: str
+    api_version: str
+    data: CheckoutExpiredEventData
+
+
 CreatePaymentResponse = Payment
 GetPaymentResponse = Payment
 ListPaymentsResponse = PaymentList
@@ -1506,6 +1665,11 @@ RefundPaymentResponse = Refund
 GetRefundResponse = Refund
 GetBalanceResponse = Balance
 CancelPaymentResponse = Payment
+CreateCheckoutResponse = Checkout
+GetCheckoutResponse = Checkout
+ListCheckoutsResponse = CheckoutList
+ExpireCheckoutResponse = Checkout
+SelectCheckoutMethodResponse = Checkout
 
 #: Every verified webhook delivery, told apart by `type`.
 WebhookEvent = (
@@ -1523,6 +1687,8 @@ WebhookEvent = (
     | SettlementExceptionCreatedEvent
     | SettlementExceptionResolvedEvent
     | WebhookEndpointDisabledEvent
+    | CheckoutCompletedEvent
+    | CheckoutExpiredEvent
 )
 
 # ---- Operations (paths), by operationId ----
@@ -1583,6 +1749,13 @@ OPERATIONS: Final[dict[str, Operation]] = {
     "getRefund": Operation("GET", "/refund/{id}", ("id",), False, False, "json"),
     "getBalance": Operation("GET", "/balance", (), False, False, "json"),
     "cancelPayment": Operation("POST", "/payment/{id}/cancel", ("id",), True, True, "json"),
+    "createCheckout": Operation("POST", "/checkout/create", (), True, True, "json"),
+    "getCheckout": Operation("GET", "/checkout/{id}", ("id",), False, False, "json"),
+    "listCheckouts": Operation("GET", "/checkout", (), False, False, "json"),
+    "expireCheckout": Operation("POST", "/checkout/{id}/expire", ("id",), False, True, "json"),
+    "selectCheckoutMethod": Operation(
+        "POST", "/checkout/{id}/select", ("id",), False, True, "json"
+    ),
     "simulatePayment": Operation(
         "POST", "/sandbox/payment/{id}/simulate", ("id",), False, True, "json"
     ),
@@ -1597,11 +1770,14 @@ ErrorCode = Literal[
     "invalid_idempotency_key",
     "invalid_api_version",
     "unauthorized",
+    "client_secret_invalid",
     "invalid_signature",
     "resource_not_found",
     "route_not_found",
     "reference_no_conflict",
     "idempotency_request_in_progress",
+    "checkout_not_open",
+    "checkout_busy",
     "payment_state_conflict",
     "webhook_endpoint_disabled",
     "payload_too_large",
@@ -1609,6 +1785,7 @@ ErrorCode = Literal[
     "idempotency_key_reused",
     "currency_not_supported",
     "amount_out_of_range",
+    "channel_not_offered",
     "channel_unavailable",
     "operation_not_supported",
     "refund_not_supported",
@@ -1623,11 +1800,12 @@ ErrorCode = Literal[
 #: The HTTP status of each error code.
 ERROR_STATUS: Final[dict[str, int]] = {
     "invalid_json": 400, "invalid_request": 400, "invalid_idempotency_key": 400,
-    "invalid_api_version": 400, "unauthorized": 401, "invalid_signature": 401,
-    "resource_not_found": 404, "route_not_found": 404, "reference_no_conflict": 409,
-    "idempotency_request_in_progress": 409, "payment_state_conflict": 409,
-    "webhook_endpoint_disabled": 409, "payload_too_large": 413, "unsupported_media_type": 415,
-    "idempotency_key_reused": 422, "currency_not_supported": 422, "amount_out_of_range": 422,
+    "invalid_api_version": 400, "unauthorized": 401, "client_secret_invalid": 401,
+    "invalid_signature": 401, "resource_not_found": 404, "route_not_found": 404,
+    "reference_no_conflict": 409, "idempotency_request_in_progress": 409, "checkout_not_open": 409,
+    "checkout_busy": 409, "payment_state_conflict": 409, "webhook_endpoint_disabled": 409,
+    "payload_too_large": 413, "unsupported_media_type": 415, "idempotency_key_reused": 422,
+    "currency_not_supported": 422, "amount_out_of_range": 422, "channel_not_offered": 422,
     "channel_unavailable": 422, "operation_not_supported": 422, "refund_not_supported": 422,
     "refund_exceeds_captured": 422, "webhook_endpoint_limit_reached": 422, "rate_limited": 429,
     "internal_error": 500, "service_unavailable": 503, "provider_unavailable": 503,
@@ -1651,6 +1829,8 @@ EVENT_TYPES: Final = (
     "settlement_exception.created",
     "settlement_exception.resolved",
     "webhook_endpoint.disabled",
+    "checkout.completed",
+    "checkout.expired",
 )
 
 # ---- Money ----

@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = 'e4342a4aafc21fd9effe154a4cc2d82a2cbe559dc11e7d8b7b8f260a0a067897';
+export const OPENAPI_SHA256 = '23d1f04617cae5c062bc17246c0ba0b9ff60a0a4eaee801e28b3ee89c258b4c9';
 
 // ---- Objects (components.schemas) ----
 
@@ -17,11 +17,14 @@ export type ErrorBody = {
     | 'invalid_idempotency_key'
     | 'invalid_api_version'
     | 'unauthorized'
+    | 'client_secret_invalid'
     | 'invalid_signature'
     | 'resource_not_found'
     | 'route_not_found'
     | 'reference_no_conflict'
     | 'idempotency_request_in_progress'
+    | 'checkout_not_open'
+    | 'checkout_busy'
     | 'payment_state_conflict'
     | 'webhook_endpoint_disabled'
     | 'payload_too_large'
@@ -29,6 +32,7 @@ export type ErrorBody = {
     | 'idempotency_key_reused'
     | 'currency_not_supported'
     | 'amount_out_of_range'
+    | 'channel_not_offered'
     | 'channel_unavailable'
     | 'operation_not_supported'
     | 'refund_not_supported'
@@ -585,6 +589,49 @@ export type ReconciliationLineList = {
   next_cursor: string | null;
 };
 
+export type Checkout = {
+  /** `cs_…` */
+  id: string;
+  object: 'checkout';
+  /** See docs/checkout.md for the state machine. */
+  status: 'open' | 'completed' | 'expired';
+  /** The hosted checkout page for the payer. */
+  url: string;
+  /** Major units. */
+  amount: number;
+  currency: string;
+  reference_no: string;
+  description: string | null;
+  email: string | null;
+  metadata: Record<string, string>;
+  callback_url: string | null;
+  channels: ('bank' | 'ewallet' | 'counter')[];
+  success_url: string | null;
+  cancel_url: string | null;
+  /** The current payment id, or null; expanded to the payment where an answer says so (select, checkout.completed). */
+  payment: (string | null) | Payment;
+  /** Every payment the checkout made, oldest first. */
+  payments: string[];
+  /** When the checkout expires if nobody pays. */
+  expires_at: string;
+  version: number;
+  /** When it was created. */
+  created_at: string;
+  /** When it last changed. */
+  updated_at: string;
+  /** When it completed or expired. */
+  closed_at: string | null;
+  /** Only in the create answer: authorises the payer's selection. */
+  client_secret?: string;
+};
+
+export type CheckoutList = {
+  object: 'list';
+  data: Checkout[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
 // ---- Operations (paths), by operationId ----
 
 /**
@@ -1033,6 +1080,90 @@ export type CancelPaymentBody = {
 };
 export type CancelPaymentResponse = Payment;
 /**
+ * Create a checkout
+ *
+ * Creates a checkout: the payer chooses how to pay on its hosted page (`url`), or your own UI calls `POST /checkout/{id}/select` with the `client_secret` (shown only in this answer). Send an `Idempotency-Key` header so that retries never create a second checkout.
+ */
+export type CreateCheckoutParams = Record<string, never>;
+export type CreateCheckoutQuery = Record<string, never>;
+export type CreateCheckoutBody = {
+  /** Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND. */
+  amount: number;
+  /** ISO 4217 code in upper case. */
+  currency: string;
+  /** Your reference for the payment (printable ASCII, no leading or trailing space). Unique among your live (processing, pending, succeeded) payments. */
+  reference_no: string;
+  description?: string | null;
+  email?: string | null;
+  /** Up to 50 string values under keys of letters, digits and _ . : - (at most 40 characters). */
+  metadata?: Record<string, string> | null;
+  /** Receives this payment's events, signed with the merchant callback secret. https in production. */
+  callback_url?: string | null;
+  /** The channels the payer may choose among, in this order. Absent: every channel that can serve the amount. */
+  channels?: ('bank' | 'ewallet' | 'counter')[] | null;
+  /** Where the hosted page sends the payer after a successful payment. */
+  success_url?: string | null;
+  /** Where the hosted page sends a payer who gives up. */
+  cancel_url?: string | null;
+  /** Seconds until the checkout expires (default 86400). */
+  expires_in?: number;
+};
+export type CreateCheckoutResponse = Checkout;
+/** Retrieve a checkout */
+export type GetCheckoutParams = {
+  /** `cs_…` */
+  id: string;
+};
+export type GetCheckoutQuery = Record<string, never>;
+export type GetCheckoutBody = undefined;
+export type GetCheckoutResponse = Checkout;
+/**
+ * List checkouts
+ *
+ * Your checkouts in the environment of the API key, newest first, one page at a time (like `GET /payment`).
+ */
+export type ListCheckoutsParams = Record<string, never>;
+export type ListCheckoutsQuery = {
+  /** Page size, 1-100 (default 10). */
+  limit?: number;
+  /** A `next_cursor`: the id of the last checkout of the previous page. */
+  starting_after?: string;
+  status?: 'open' | 'completed' | 'expired';
+};
+export type ListCheckoutsBody = undefined;
+export type ListCheckoutsResponse = CheckoutList;
+/**
+ * Expire a checkout
+ *
+ * Ends an open checkout now (`checkout.expired`); its pending payment is canceled at the provider. Expiring an expired checkout answers it unchanged; a completed one is 409 `checkout_not_open`.
+ */
+export type ExpireCheckoutParams = {
+  /** `cs_…` */
+  id: string;
+};
+export type ExpireCheckoutQuery = Record<string, never>;
+export type ExpireCheckoutBody = Record<string, never>;
+export type ExpireCheckoutResponse = Checkout;
+/**
+ * Choose how to pay
+ *
+ * Creates the payment for the chosen channel (through the same path as `POST /payment/create`: routing, failover, idempotent) after canceling the previous pending one, and answers the checkout with `payment` expanded (its instructions). Authorised by `client_secret` in the body, not by an API key.
+ */
+export type SelectCheckoutMethodParams = {
+  /** `cs_…` */
+  id: string;
+};
+export type SelectCheckoutMethodQuery = Record<string, never>;
+export type SelectCheckoutMethodBody = {
+  /** The checkout's client_secret (from its create answer). */
+  client_secret: string;
+  /** One of the checkout's `channels`. */
+  channel: 'bank' | 'ewallet' | 'counter';
+  /** A bank, wallet or outlet code; routing picks one when absent. */
+  instrument?: string | null;
+};
+export type SelectCheckoutMethodResponse = Checkout;
+/**
  * Simulate what the payer or the provider does (sandbox only)
  *
  * Asks the sandbox provider to make it happen. The provider then notifies Tributary with a signed notification, exactly as a real provider does, and the payment changes when that notification is processed (within a moment in the embedded default). Never writes the payment directly. Production keys get 404. See docs/sandbox.md for every outcome and the magic amounts.
@@ -1233,6 +1364,39 @@ export const OPERATIONS = {
     body: true,
     response: 'json',
   },
+  createCheckout: {
+    method: 'POST',
+    path: '/checkout/create',
+    pathParams: [],
+    idempotencyKey: true,
+    body: true,
+    response: 'json',
+  },
+  getCheckout: {
+    method: 'GET',
+    path: '/checkout/{id}',
+    pathParams: ['id'],
+    idempotencyKey: false,
+    body: false,
+    response: 'json',
+  },
+  listCheckouts: { method: 'GET', path: '/checkout', pathParams: [], idempotencyKey: false, body: false, response: 'json' },
+  expireCheckout: {
+    method: 'POST',
+    path: '/checkout/{id}/expire',
+    pathParams: ['id'],
+    idempotencyKey: false,
+    body: true,
+    response: 'json',
+  },
+  selectCheckoutMethod: {
+    method: 'POST',
+    path: '/checkout/{id}/select',
+    pathParams: ['id'],
+    idempotencyKey: false,
+    body: true,
+    response: 'json',
+  },
   simulatePayment: {
     method: 'POST',
     path: '/sandbox/payment/{id}/simulate',
@@ -1385,6 +1549,31 @@ export interface OperationTypes {
     body: CancelPaymentBody;
     response: CancelPaymentResponse;
   };
+  createCheckout: {
+    params: CreateCheckoutParams;
+    query: CreateCheckoutQuery;
+    body: CreateCheckoutBody;
+    response: CreateCheckoutResponse;
+  };
+  getCheckout: { params: GetCheckoutParams; query: GetCheckoutQuery; body: GetCheckoutBody; response: GetCheckoutResponse };
+  listCheckouts: {
+    params: ListCheckoutsParams;
+    query: ListCheckoutsQuery;
+    body: ListCheckoutsBody;
+    response: ListCheckoutsResponse;
+  };
+  expireCheckout: {
+    params: ExpireCheckoutParams;
+    query: ExpireCheckoutQuery;
+    body: ExpireCheckoutBody;
+    response: ExpireCheckoutResponse;
+  };
+  selectCheckoutMethod: {
+    params: SelectCheckoutMethodParams;
+    query: SelectCheckoutMethodQuery;
+    body: SelectCheckoutMethodBody;
+    response: SelectCheckoutMethodResponse;
+  };
   simulatePayment: {
     params: SimulatePaymentParams;
     query: SimulatePaymentQuery;
@@ -1402,11 +1591,14 @@ export type ErrorCode =
   | 'invalid_idempotency_key'
   | 'invalid_api_version'
   | 'unauthorized'
+  | 'client_secret_invalid'
   | 'invalid_signature'
   | 'resource_not_found'
   | 'route_not_found'
   | 'reference_no_conflict'
   | 'idempotency_request_in_progress'
+  | 'checkout_not_open'
+  | 'checkout_busy'
   | 'payment_state_conflict'
   | 'webhook_endpoint_disabled'
   | 'payload_too_large'
@@ -1414,6 +1606,7 @@ export type ErrorCode =
   | 'idempotency_key_reused'
   | 'currency_not_supported'
   | 'amount_out_of_range'
+  | 'channel_not_offered'
   | 'channel_unavailable'
   | 'operation_not_supported'
   | 'refund_not_supported'
@@ -1431,11 +1624,14 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   invalid_idempotency_key: 400,
   invalid_api_version: 400,
   unauthorized: 401,
+  client_secret_invalid: 401,
   invalid_signature: 401,
   resource_not_found: 404,
   route_not_found: 404,
   reference_no_conflict: 409,
   idempotency_request_in_progress: 409,
+  checkout_not_open: 409,
+  checkout_busy: 409,
   payment_state_conflict: 409,
   webhook_endpoint_disabled: 409,
   payload_too_large: 413,
@@ -1443,6 +1639,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   idempotency_key_reused: 422,
   currency_not_supported: 422,
   amount_out_of_range: 422,
+  channel_not_offered: 422,
   channel_unavailable: 422,
   operation_not_supported: 422,
   refund_not_supported: 422,
@@ -1666,6 +1863,36 @@ export type WebhookEndpointDisabledEvent = {
   };
 };
 
+/** A payment of the checkout succeeded; `data.object.payment` is that payment. The checkout never collects again. Sent to every enabled endpoint subscribed to `checkout.completed`. See docs/webhooks.md for verification and retries. */
+export type CheckoutCompletedEvent = {
+  /** `evt_…`, equal to the `webhook-id` header. */
+  id: string;
+  type: 'checkout.completed';
+  /** When the change happened. */
+  created_at: string;
+  api_version: string;
+  data: {
+    object: Checkout;
+    /** Changed fields, before the change. */
+    previous_attributes: Record<string, unknown>;
+  };
+};
+
+/** The checkout expired (its time passed, or you expired it) without a successful payment; its pending payment was canceled. Sent to every enabled endpoint subscribed to `checkout.expired`. See docs/webhooks.md for verification and retries. */
+export type CheckoutExpiredEvent = {
+  /** `evt_…`, equal to the `webhook-id` header. */
+  id: string;
+  type: 'checkout.expired';
+  /** When the change happened. */
+  created_at: string;
+  api_version: string;
+  data: {
+    object: Checkout;
+    /** Changed fields, before the change. */
+    previous_attributes: Record<string, unknown>;
+  };
+};
+
 /** Every event type the API sends today; new ones may appear (ignore types you do not know). */
 export const EVENT_TYPES = [
   'payment.pending',
@@ -1682,6 +1909,8 @@ export const EVENT_TYPES = [
   'settlement_exception.created',
   'settlement_exception.resolved',
   'webhook_endpoint.disabled',
+  'checkout.completed',
+  'checkout.expired',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -1701,4 +1930,6 @@ export type WebhookEvent =
   | ReconciliationDiscrepancyEvent
   | SettlementExceptionCreatedEvent
   | SettlementExceptionResolvedEvent
-  | WebhookEndpointDisabledEvent;
+  | WebhookEndpointDisabledEvent
+  | CheckoutCompletedEvent
+  | CheckoutExpiredEvent;

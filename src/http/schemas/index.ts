@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { CheckoutListSchema, CheckoutSchema } from './checkout.schema.ts';
 import { ErrorBodySchema } from './error.schema.ts';
 import { PaymentListSchema } from './payment-list.schema.ts';
 import { PaymentMethodListSchema, PaymentMethodSchema } from './payment-method.schema.ts';
@@ -26,6 +27,8 @@ export function addSharedSchemas(app: FastifyInstance): void {
     SettlementExceptionListSchema,
     ReconciliationSchema,
     ReconciliationLineListSchema,
+    CheckoutSchema,
+    CheckoutListSchema,
   ]) {
     app.addSchema(schema);
   }

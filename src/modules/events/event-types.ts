@@ -4,10 +4,10 @@
  * document and docs/webhook-events.md (generated). Adding a type is not a breaking change;
  * receivers must ignore types they do not know.
  *
- * Each type's example payload is in `http/schemas/event-examples.ts`, built by the real views so it
+ * Each type's example payload is in `catalogue/event-examples.ts`, built by the real views so it
  * cannot drift from what is sent (`objectSchema` names each object's schema in the OpenAPI document).
  */
-export type EventObjectType = 'payment' | 'refund' | 'reconciliation' | 'settlement_exception' | 'webhook_endpoint';
+export type EventObjectType = 'payment' | 'refund' | 'reconciliation' | 'settlement_exception' | 'webhook_endpoint' | 'checkout';
 
 export interface EventTypeInfo {
   type: string;
@@ -107,6 +107,19 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
     objectSchema: 'WebhookEndpoint',
     description:
       'Tributary disabled one of your endpoints: it answered 410 Gone, or every attempt to it failed for 5 days. Fix it, then re-enable it and redeliver what it missed.',
+  },
+  {
+    type: 'checkout.completed',
+    objectType: 'checkout',
+    objectSchema: 'Checkout',
+    description: 'A payment of the checkout succeeded; `data.object.payment` is that payment. The checkout never collects again.',
+  },
+  {
+    type: 'checkout.expired',
+    objectType: 'checkout',
+    objectSchema: 'Checkout',
+    description:
+      'The checkout expired (its time passed, or you expired it) without a successful payment; its pending payment was canceled.',
   },
 ];
 

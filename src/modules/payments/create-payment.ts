@@ -97,6 +97,8 @@ export async function createPayment(
   principal: Principal,
   input: CreatePaymentInput,
   idempotencyKey: string | undefined,
+  /** A checkout chooses the id first, so that its record of the payment precedes the payment. */
+  options: { paymentId?: string } = {},
 ): Promise<KeyedResult> {
   const requestFingerprint = fingerprint(CREATE_OPERATION, input);
   if (idempotencyKey !== undefined) {
@@ -127,7 +129,7 @@ export async function createPayment(
   assert(firstConnector !== undefined, `routed to unknown connector ${first.connector}`);
 
   const now = deps.clock.now();
-  const paymentId = newId('payment', now.getTime());
+  const paymentId = options.paymentId ?? newId('payment', now.getTime());
   const scope: IdempotencyScope =
     idempotencyKey === undefined
       ? {

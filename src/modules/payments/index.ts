@@ -11,3 +11,6 @@ export {
 } from './payment-repo.ts';
 export type { PaymentStatus } from './payment-states.ts';
 export type { Attempt, AttemptState, Payment } from './payment-types.ts';
+export { type CancelPaymentDeps, cancelPayment } from './cancel-payment.ts';
+export { type CreatePaymentDeps, createPayment } from './create-payment.ts';
+export { paymentView } from './payment-view.ts';

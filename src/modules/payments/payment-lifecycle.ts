@@ -172,6 +172,7 @@ async function writeSteps(tx: Queryable, deps: LifecycleDeps, before: Payment, s
     assert(await updatePaymentLifecycle(tx, current, s.after), `payment ${current.id} changed under its lock`);
     await insertPaymentEvent(tx, deps.publicBaseUrl, s.event, current, s.after);
     await postPaymentMovement(tx, s);
+    if (s.event === 'payment.succeeded') await deps.paymentSucceeded?.(tx, s.after, s.after.updatedAt);
     current = s.after;
   }
 }

@@ -1,0 +1,100 @@
+import type { KeyedResult, LifecycleDeps, Principal } from '../../kernel/index.ts';
+import { findMerchant } from '../merchants/index.ts';
+import { type CancelPaymentDeps, cancelPayment, findPayment } from '../payments/index.ts';
+import { checkoutPaymentIds, closeCheckout, dueCheckoutIds, lockCheckout } from './checkout-repo.ts';
+import type { Checkout } from './checkout-types.ts';
+import { insertCheckoutEvent } from './checkout-events.ts';
+import { checkoutView } from './checkout-view.ts';
+
+export interface ExpireDeps extends LifecycleDeps {
+  cancelPayment: CancelPaymentDeps;
+}
+
+type Expired = { kind: 'expired'; checkout: Checkout } | { kind: 'not_open'; checkout: Checkout } | { kind: 'not_found' };
+
+/**
+ * Expires an open checkout (the merchant's POST /checkout/{id}/expire, or the sweeper once
+ * `expires_at` passed) with `checkout.expired` in the same transaction; then cancels its pending
+ * payment at the provider, outside the transaction. A selection running meanwhile loses its fenced
+ * finish and cancels the payment it made. Expiring an expired checkout answers it unchanged.
+ */
+export async function expireCheckout(deps: ExpireDeps, merchantId: string, checkoutId: string): Promise<Expired> {
+  const result = await deps.store.transaction(async (tx): Promise<Expired> => {
+    const before = await lockCheckout(tx, checkoutId);
+    if (before === undefined || before.merchantId !== merchantId) return { kind: 'not_found' };
+    if (before.status !== 'open') return { kind: 'not_open', checkout: before };
+    const after = await closeCheckout(tx, before, { status: 'expired' }, deps.clock.now());
+    const view = checkoutView(after, await checkoutPaymentIds(tx, after.id), deps.publicBaseUrl);
+    await insertCheckoutEvent(tx, 'checkout.expired', before, after, view);
+    return { kind: 'expired', checkout: after };
+  });
+  if (result.kind === 'expired' && result.checkout.currentPaymentId !== null) {
+    await cancelPendingPayment(deps, result.checkout, result.checkout.currentPaymentId);
+  }
+  return result;
+}
+
+/** The merchant's expire, answered as a view (200) or a failure. */
+export async function expireCheckoutForMerchant(
+  deps: ExpireDeps,
+  principal: Principal,
+  checkoutId: string,
+): Promise<KeyedResult> {
+  const result = await expireCheckout(deps, principal.merchantId, checkoutId);
+  if (result.kind === 'not_found' || result.checkout.environment !== principal.environment) {
+    return { kind: 'failure', code: 'resource_not_found', message: 'No such checkout.', details: [] };
+  }
+  if (result.kind === 'not_open' && result.checkout.status === 'completed') {
+    return {
+      kind: 'failure',
+      code: 'checkout_not_open',
+      message: 'The checkout is completed.',
+      details: [{ status: 'completed' }],
+    };
+  }
+  const payments = await checkoutPaymentIds(deps.store, checkoutId);
+  return {
+    kind: 'response',
+    status: 200,
+    body: JSON.stringify(checkoutView(result.checkout, payments, deps.publicBaseUrl)),
+    replayed: false,
+  };
+}
+
+async function cancelPendingPayment(deps: ExpireDeps, checkout: Checkout, paymentId: string): Promise<void> {
+  const payment = await findPayment(deps.store, checkout.merchantId, checkout.environment, paymentId);
+  if (payment?.status !== 'pending') return;
+  const merchant = await findMerchant(deps.store, checkout.merchantId);
+  if (merchant === undefined) return;
+  const principal: Principal = {
+    merchantId: checkout.merchantId,
+    merchantName: merchant.name,
+    environment: checkout.environment,
+    apiVersion: checkout.apiVersion,
+    keyId: `checkout:${checkout.id}`,
+  };
+  const result = await cancelPayment(
+    deps.cancelPayment,
+    principal,
+    paymentId,
+    { cancellationReason: 'abandoned' },
+    `checkout:${checkout.id}:cancel:${paymentId}`,
+  );
+  // A provider that does not answer leaves the payment to its own expiry (the sweeper ends it).
+  if (result.kind === 'failure')
+    deps.log.warn(
+      { checkout_id: checkout.id, payment_id: paymentId, code: result.code },
+      'could not cancel the payment of an expired checkout',
+    );
+}
+
+/** The sweeper's pass: expires open checkouts past `expires_at` (bounded per run). */
+export async function expireDueCheckouts(deps: ExpireDeps, limit: number): Promise<number> {
+  const due = await dueCheckoutIds(deps.store, deps.clock.now(), limit);
+  for (const id of due) {
+    const merchantRows = await deps.store.query<{ merchant_id: string }>('SELECT merchant_id FROM checkouts WHERE id = $1', [id]);
+    const merchantId = merchantRows[0]?.merchant_id;
+    if (merchantId !== undefined) await expireCheckout(deps, merchantId, id);
+  }
+  return due.length;
+}

@@ -1,0 +1,162 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Channel, KeyedResult, Principal } from '../../kernel/index.ts';
+import { newId } from '../../lib/ids.ts';
+import { randomToken } from '../../lib/random.ts';
+import { findMerchant } from '../merchants/index.ts';
+import {
+  type CancelPaymentDeps,
+  cancelPayment,
+  type CreatePaymentDeps,
+  createPayment,
+  findPayment,
+  type Payment,
+  type paymentView,
+} from '../payments/index.ts';
+import { checkoutPaymentIds, findCheckoutForPayer, finishSelect, releaseSelectLease, takeSelectLease } from './checkout-repo.ts';
+import type { Checkout } from './checkout-types.ts';
+import { checkoutView } from './checkout-view.ts';
+import { clientSecretHash } from './create-checkout.ts';
+
+export interface SelectDeps {
+  createPayment: CreatePaymentDeps;
+  cancelPayment: CancelPaymentDeps;
+  /** How long one selection owns the checkout (it must outlast a cancel and a create). */
+  selectLeaseMs: number;
+}
+
+export interface SelectInput {
+  clientSecret: string;
+  channel: Channel;
+  instrument: string | null;
+}
+
+type Failure = Extract<KeyedResult, { kind: 'failure' }>;
+const fail = (code: Failure['code'], message: string, details: Failure['details'] = [], retryAfterSeconds?: number): Failure => ({
+  kind: 'failure',
+  code,
+  message,
+  details,
+  ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+});
+const notOpen = (c: Checkout) =>
+  fail('checkout_not_open', `The checkout is ${c.status === 'open' ? 'past its expiry' : c.status}.`, [{ status: c.status }]);
+
+/** The secret authorises the payer; compared on its hash, in constant time. */
+function secretMatches(checkout: Checkout, secret: string): boolean {
+  const given = Buffer.from(clientSecretHash(secret), 'hex');
+  const stored = Buffer.from(checkout.clientSecretHash, 'hex');
+  return given.length === stored.length && timingSafeEqual(given, stored);
+}
+
+/**
+ * POST /checkout/{id}/select (docs/checkout.md, section 3): the payer's choice becomes a payment
+ * made by createPayment, after the previous one is canceled. One selection at a time (the lease);
+ * the payment id is recorded before the payment exists, so nothing a crash leaves is lost.
+ */
+export async function selectCheckoutMethod(deps: SelectDeps, checkoutId: string, input: SelectInput): Promise<KeyedResult> {
+  const clock = deps.createPayment.clock;
+  const store = deps.createPayment.store;
+  const found = await findCheckoutForPayer(store, checkoutId);
+  if (found === undefined) return fail('resource_not_found', 'No such checkout.');
+  if (!secretMatches(found, input.clientSecret))
+    return fail('client_secret_invalid', 'The client_secret does not match this checkout.');
+  if (found.status !== 'open' || found.expiresAt <= clock.now()) return notOpen(found);
+  if (!found.channels.includes(input.channel)) {
+    return fail('channel_not_offered', `This checkout does not offer ${input.channel}.`, [
+      { field: 'channel', issue: 'channel_not_offered', message: `one of: ${found.channels.join(', ')}` },
+    ]);
+  }
+  const merchant = await findMerchant(store, found.merchantId);
+  if (merchant === undefined) return fail('resource_not_found', 'No such checkout.');
+  const principal: Principal = {
+    merchantId: found.merchantId,
+    merchantName: merchant.name,
+    environment: found.environment,
+    apiVersion: found.apiVersion,
+    keyId: `checkout:${found.id}`,
+  };
+
+  const now = clock.now();
+  const token = randomToken(12);
+  const paymentId = newId('payment', now.getTime());
+  const lease = await store.transaction((tx) =>
+    takeSelectLease(tx, { checkoutId, token, leasedUntil: new Date(now.getTime() + deps.selectLeaseMs), paymentId, now }),
+  );
+  if (lease.kind === 'not_found') return fail('resource_not_found', 'No such checkout.');
+  if (lease.kind === 'not_open') return notOpen(lease.checkout);
+  if (lease.kind === 'busy')
+    return fail('checkout_busy', 'Another selection on this checkout is running.', [], lease.retryAfterSeconds);
+
+  const previous =
+    lease.previousPaymentId === null ? undefined : await cancelIfPending(deps, principal, found, lease.previousPaymentId);
+  if (previous !== undefined && previous.kind === 'failure') {
+    await releaseSelectLease(store, checkoutId, token);
+    return previous;
+  }
+
+  const created = await createPayment(
+    deps.createPayment,
+    principal,
+    {
+      amountMinor: found.amountMinor,
+      currency: found.currency,
+      referenceNo: found.referenceNo,
+      description: found.description,
+      channel: input.channel,
+      callbackUrl: found.callbackUrl,
+      metadata: found.metadata,
+      email: found.email,
+    },
+    `checkout:${checkoutId}:${paymentId}`,
+    { paymentId },
+  );
+  if (created.kind === 'failure') {
+    await releaseSelectLease(store, checkoutId, token);
+    return created;
+  }
+  const finished = await finishSelect(store, { checkoutId, token, paymentId, now: clock.now() });
+  if (finished === undefined) {
+    // The checkout closed meanwhile (expired, or a payment of it succeeded): this payment must not
+    // stay open for the payer.
+    await cancelIfPending(deps, principal, found, paymentId);
+    const current = await findCheckoutForPayer(store, checkoutId);
+    return notOpen(current ?? found);
+  }
+  const payments = await checkoutPaymentIds(store, checkoutId);
+  const payment = JSON.parse(created.body) as ReturnType<typeof paymentView>;
+  return {
+    kind: 'response',
+    status: 200,
+    body: JSON.stringify(checkoutView(finished, payments, deps.createPayment.publicBaseUrl, payment)),
+    replayed: false,
+  };
+}
+
+/**
+ * Cancels an earlier payment of the checkout if it is still pending (a crashed selection's id may
+ * name no payment at all). Its key is derived from the two ids, so a retried selection replays it.
+ */
+async function cancelIfPending(
+  deps: SelectDeps,
+  principal: Principal,
+  checkout: Checkout,
+  paymentId: string,
+): Promise<KeyedResult | undefined> {
+  const payment: Payment | undefined = await findPayment(
+    deps.cancelPayment.store,
+    checkout.merchantId,
+    checkout.environment,
+    paymentId,
+  );
+  if (payment === undefined || payment.status !== 'pending') return undefined;
+  const result = await cancelPayment(
+    deps.cancelPayment,
+    principal,
+    paymentId,
+    { cancellationReason: 'abandoned' },
+    `checkout:${checkout.id}:cancel:${paymentId}`,
+  );
+  // Paid or closed first: the payment lifecycle decided (a success completes the checkout).
+  if (result.kind === 'failure' && result.code === 'payment_state_conflict') return undefined;
+  return result;
+}
