@@ -173,18 +173,28 @@ function tryFlock(path: string, owner: string): Attempt | undefined {
     throw new Error(`flock ${path} failed (${result.error?.message ?? `exit ${result.status}`}): ${String(result.stderr)}`);
   }
   const info = selfInfo(owner);
-  const write = () => {
-    const text = Buffer.from(JSON.stringify(info));
-    ftruncateSync(fd, 0);
-    writeSync(fd, text, 0, text.length, 0);
-  };
-  write();
+  rewriteHolder(fd, info);
+  return holdLock({
+    markStopping: () => rewriteHolder(fd, { ...info, stopping: true }),
+    // The file stays: unlinking a locked file lets a later start lock a new inode while a racing
+    // one locks the old. Closing the last descriptor is what releases the lock.
+    release: () => closeSync(fd),
+  });
+}
+
+/** Replaces the holder's description in the lock file (the descriptor is ours). */
+function rewriteHolder(fd: number, info: HolderInfo): void {
+  const text = Buffer.from(JSON.stringify(info));
+  ftruncateSync(fd, 0);
+  writeSync(fd, text, 0, text.length, 0);
+}
+
+/** A held lock: released once, and marked stopping by markDataDirsStopping until then. */
+function holdLock(hooks: { markStopping(): void; release(): void }): Attempt {
   let released = false;
   const entry = {
     markStopping() {
-      if (released) return;
-      info.stopping = true;
-      write();
+      if (!released) hooks.markStopping();
     },
   };
   held.add(entry);
@@ -195,9 +205,7 @@ function tryFlock(path: string, owner: string): Attempt | undefined {
         if (released) return;
         released = true;
         held.delete(entry);
-        // The file stays: unlinking a locked file lets a later start lock a new inode while a
-        // racing one locks the old. Closing the last descriptor is what releases the lock.
-        closeSync(fd);
+        hooks.release();
       },
     },
   };
@@ -208,30 +216,18 @@ function tryPidFile(path: string, owner: string): Attempt {
   try {
     const fd = openSync(path, 'wx', 0o600);
     const info = selfInfo(owner);
-    writeSync(fd, JSON.stringify(info));
+    rewriteHolder(fd, info);
     closeSync(fd);
-    let released = false;
-    const entry = {
-      markStopping() {
-        if (!released) writeFileAtomically(path, { ...info, stopping: true });
+    return holdLock({
+      markStopping: () => markPidFileStopping(path, info),
+      release: () => {
+        try {
+          unlinkSync(path);
+        } catch {
+          // Already gone: nothing to release.
+        }
       },
-    };
-    held.add(entry);
-    return {
-      ok: true,
-      lock: {
-        release() {
-          if (released) return;
-          released = true;
-          held.delete(entry);
-          try {
-            unlinkSync(path);
-          } catch {
-            // Already gone: nothing to release.
-          }
-        },
-      },
-    };
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
@@ -246,12 +242,10 @@ function tryPidFile(path: string, owner: string): Attempt {
   return { ok: false, holder };
 }
 
-function writeFileAtomically(path: string, info: HolderInfo): void {
+function markPidFileStopping(path: string, info: HolderInfo): void {
   try {
     const fd = openSync(path, constants.O_WRONLY);
-    const text = Buffer.from(JSON.stringify(info));
-    ftruncateSync(fd, 0);
-    writeSync(fd, text, 0, text.length, 0);
+    rewriteHolder(fd, { ...info, stopping: true });
     closeSync(fd);
   } catch {
     // The lock file went away: there is nothing left to mark.

@@ -1,6 +1,6 @@
 import type { KeyedResult, LifecycleDeps, Principal } from '../../kernel/index.ts';
-import { findMerchant } from '../merchants/index.ts';
-import { type CancelPaymentDeps, cancelPayment, findPayment } from '../payments/index.ts';
+import type { CancelPaymentDeps } from '../payments/index.ts';
+import { cancelCheckoutPayment, checkoutPrincipal } from './checkout-payments.ts';
 import { checkoutPaymentIds, closeCheckout, dueCheckoutIds, lockCheckout } from './checkout-repo.ts';
 import type { Checkout } from './checkout-types.ts';
 import { insertCheckoutEvent } from './checkout-events.ts';
@@ -62,30 +62,16 @@ export async function expireCheckoutForMerchant(
 }
 
 async function cancelPendingPayment(deps: ExpireDeps, checkout: Checkout, paymentId: string): Promise<void> {
-  const payment = await findPayment(deps.store, checkout.merchantId, checkout.environment, paymentId);
-  if (payment?.status !== 'pending') return;
-  const merchant = await findMerchant(deps.store, checkout.merchantId);
-  if (merchant === undefined) return;
-  const principal: Principal = {
-    merchantId: checkout.merchantId,
-    merchantName: merchant.name,
-    environment: checkout.environment,
-    apiVersion: checkout.apiVersion,
-    keyId: `checkout:${checkout.id}`,
-  };
-  const result = await cancelPayment(
-    deps.cancelPayment,
-    principal,
-    paymentId,
-    { cancellationReason: 'abandoned' },
-    `checkout:${checkout.id}:cancel:${paymentId}`,
-  );
+  const principal = await checkoutPrincipal(deps.store, checkout);
+  if (principal === undefined) return;
+  const result = await cancelCheckoutPayment(deps.cancelPayment, principal, checkout, paymentId);
   // A provider that does not answer leaves the payment to its own expiry (the sweeper ends it).
-  if (result.kind === 'failure')
+  if (result?.kind === 'failure') {
     deps.log.warn(
       { checkout_id: checkout.id, payment_id: paymentId, code: result.code },
       'could not cancel the payment of an expired checkout',
     );
+  }
 }
 
 /** The sweeper's pass: expires open checkouts past `expires_at` (bounded per run). */

@@ -1,21 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Channel, KeyedResult, Principal } from '../../kernel/index.ts';
+import type { Channel, KeyedResult } from '../../kernel/index.ts';
 import { newId } from '../../lib/ids.ts';
 import { randomToken } from '../../lib/random.ts';
-import { findMerchant } from '../merchants/index.ts';
-import {
-  type CancelPaymentDeps,
-  cancelPayment,
-  type CreatePaymentDeps,
-  createPayment,
-  findPayment,
-  type Payment,
-  type paymentView,
-} from '../payments/index.ts';
+import { type CancelPaymentDeps, type CreatePaymentDeps, createPayment, type paymentView } from '../payments/index.ts';
 import { checkoutPaymentIds, findCheckoutForPayer, finishSelect, releaseSelectLease, takeSelectLease } from './checkout-repo.ts';
 import type { Checkout } from './checkout-types.ts';
 import { checkoutView } from './checkout-view.ts';
 import { clientSecretHash } from './create-checkout.ts';
+import { cancelCheckoutPayment, checkoutPrincipal } from './checkout-payments.ts';
 
 export interface SelectDeps {
   createPayment: CreatePaymentDeps;
@@ -66,15 +58,8 @@ export async function selectCheckoutMethod(deps: SelectDeps, checkoutId: string,
       { field: 'channel', issue: 'channel_not_offered', message: `one of: ${found.channels.join(', ')}` },
     ]);
   }
-  const merchant = await findMerchant(store, found.merchantId);
-  if (merchant === undefined) return fail('resource_not_found', 'No such checkout.');
-  const principal: Principal = {
-    merchantId: found.merchantId,
-    merchantName: merchant.name,
-    environment: found.environment,
-    apiVersion: found.apiVersion,
-    keyId: `checkout:${found.id}`,
-  };
+  const principal = await checkoutPrincipal(store, found);
+  if (principal === undefined) return fail('resource_not_found', 'No such checkout.');
 
   const now = clock.now();
   const token = randomToken(12);
@@ -88,7 +73,9 @@ export async function selectCheckoutMethod(deps: SelectDeps, checkoutId: string,
     return fail('checkout_busy', 'Another selection on this checkout is running.', [], lease.retryAfterSeconds);
 
   const previous =
-    lease.previousPaymentId === null ? undefined : await cancelIfPending(deps, principal, found, lease.previousPaymentId);
+    lease.previousPaymentId === null
+      ? undefined
+      : await cancelCheckoutPayment(deps.cancelPayment, principal, found, lease.previousPaymentId);
   if (previous !== undefined && previous.kind === 'failure') {
     await releaseSelectLease(store, checkoutId, token);
     return previous;
@@ -118,7 +105,7 @@ export async function selectCheckoutMethod(deps: SelectDeps, checkoutId: string,
   if (finished === undefined) {
     // The checkout closed meanwhile (expired, or a payment of it succeeded): this payment must not
     // stay open for the payer.
-    await cancelIfPending(deps, principal, found, paymentId);
+    await cancelCheckoutPayment(deps.cancelPayment, principal, found, paymentId);
     const current = await findCheckoutForPayer(store, checkoutId);
     return notOpen(current ?? found);
   }
@@ -130,33 +117,4 @@ export async function selectCheckoutMethod(deps: SelectDeps, checkoutId: string,
     body: JSON.stringify(checkoutView(finished, payments, deps.createPayment.publicBaseUrl, payment)),
     replayed: false,
   };
-}
-
-/**
- * Cancels an earlier payment of the checkout if it is still pending (a crashed selection's id may
- * name no payment at all). Its key is derived from the two ids, so a retried selection replays it.
- */
-async function cancelIfPending(
-  deps: SelectDeps,
-  principal: Principal,
-  checkout: Checkout,
-  paymentId: string,
-): Promise<KeyedResult | undefined> {
-  const payment: Payment | undefined = await findPayment(
-    deps.cancelPayment.store,
-    checkout.merchantId,
-    checkout.environment,
-    paymentId,
-  );
-  if (payment === undefined || payment.status !== 'pending') return undefined;
-  const result = await cancelPayment(
-    deps.cancelPayment,
-    principal,
-    paymentId,
-    { cancellationReason: 'abandoned' },
-    `checkout:${checkout.id}:cancel:${paymentId}`,
-  );
-  // Paid or closed first: the payment lifecycle decided (a success completes the checkout).
-  if (result.kind === 'failure' && result.code === 'payment_state_conflict') return undefined;
-  return result;
 }
