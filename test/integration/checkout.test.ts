@@ -127,6 +127,21 @@ describe(`checkouts (${TEST_STORE})`, () => {
     assert.deepEqual(now['payments'], [first['id'], second['id']]);
   });
 
+  it('select with an instrument: the payment uses that bank; an instrument nobody offers is refused', async () => {
+    const c = await create({ channels: ['bank'] });
+    const unknown = await select(c.id, { client_secret: c.client_secret, channel: 'bank', instrument: 'NOPE' });
+    assert.equal(unknown.statusCode, 422);
+    assert.deepEqual(
+      (json(unknown)['details'] as { field: string }[]).map((d) => d.field),
+      ['instrument'],
+    );
+    const bni = await select(c.id, { client_secret: c.client_secret, channel: 'bank', instrument: 'BNI' });
+    assert.equal(bni.statusCode, 200, bni.body);
+    const payment = json(bni)['payment'] as { payment_method: { instrument: string }; instructions: { bank_code: string } };
+    assert.equal(payment.payment_method.instrument, 'BNI');
+    assert.equal(payment.instructions.bank_code, 'BNI');
+  });
+
   it('a payment that succeeds completes the checkout once (checkout.completed with the payment); nothing more can be selected', async () => {
     const c = await create({ channels: ['bank'] });
     const selected = json(await select(c.id, { client_secret: c.client_secret, channel: 'bank' }));

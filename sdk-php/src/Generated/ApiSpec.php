@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '23d1f04617cae5c062bc17246c0ba0b9ff60a0a4eaee801e28b3ee89c258b4c9';
+    public const OPENAPI_SHA256 = '9c93993b06b317761dd16c34aa44576c837eab438c623475b8fb54caa6ae8169';
 }

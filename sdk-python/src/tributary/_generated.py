@@ -77,7 +77,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "23d1f04617cae5c062bc17246c0ba0b9ff60a0a4eaee801e28b3ee89c258b4c9"
+OPENAPI_SHA256: Final = "9c93993b06b317761dd16c34aa44576c837eab438c623475b8fb54caa6ae8169"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -885,7 +885,8 @@ class Checkout(TypedDict):
     object: Literal["checkout"]
     #: See docs/checkout.md for the state machine.
     status: CheckoutStatus
-    #: The hosted checkout page for the payer.
+    #: The hosted checkout page for the payer (`/pay/cs_…`). Not served yet (a 404 page until it is,
+    #: docs/checkout.md): select from your own UI meanwhile.
     url: str
     #: Major units.
     amount: Decimal

@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = '23d1f04617cae5c062bc17246c0ba0b9ff60a0a4eaee801e28b3ee89c258b4c9';
+export const OPENAPI_SHA256 = '9c93993b06b317761dd16c34aa44576c837eab438c623475b8fb54caa6ae8169';
 
 // ---- Objects (components.schemas) ----
 
@@ -595,7 +595,7 @@ export type Checkout = {
   object: 'checkout';
   /** See docs/checkout.md for the state machine. */
   status: 'open' | 'completed' | 'expired';
-  /** The hosted checkout page for the payer. */
+  /** The hosted checkout page for the payer (`/pay/cs_…`). Not served yet (a 404 page until it is, docs/checkout.md): select from your own UI meanwhile. */
   url: string;
   /** Major units. */
   amount: number;

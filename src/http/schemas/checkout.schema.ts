@@ -66,7 +66,10 @@ export const CheckoutSchema = Type.Object(
     id: Type.String({ description: '`cs_…`' }),
     object: Type.Literal('checkout'),
     status: StringEnum(['open', 'completed', 'expired'] as const, { description: 'See docs/checkout.md for the state machine.' }),
-    url: Type.String({ description: 'The hosted checkout page for the payer.' }),
+    url: Type.String({
+      description:
+        'The hosted checkout page for the payer (`/pay/cs_…`). Not served yet (a 404 page until it is, docs/checkout.md): select from your own UI meanwhile.',
+    }),
     amount: Type.Number({ description: 'Major units.' }),
     currency: Type.String(),
     reference_no: Type.String(),

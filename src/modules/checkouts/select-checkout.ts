@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Channel, KeyedResult } from '../../kernel/index.ts';
+import type { Channel, KeyedResult, MerchantSettings } from '../../kernel/index.ts';
+import { findMerchantSettings } from '../merchants/index.ts';
 import { newId } from '../../lib/ids.ts';
 import { randomToken } from '../../lib/random.ts';
 import { type CancelPaymentDeps, type CreatePaymentDeps, createPayment, type paymentView } from '../payments/index.ts';
@@ -58,8 +59,11 @@ export async function selectCheckoutMethod(deps: SelectDeps, checkoutId: string,
       { field: 'channel', issue: 'channel_not_offered', message: `one of: ${found.channels.join(', ')}` },
     ]);
   }
-  const principal = await checkoutPrincipal(store, found);
-  if (principal === undefined) return fail('resource_not_found', 'No such checkout.');
+  const merchantPrincipal = await checkoutPrincipal(store, found);
+  if (merchantPrincipal === undefined) return fail('resource_not_found', 'No such checkout.');
+  const routed = await routingFor(deps, found, input);
+  if (routed.kind === 'failure') return routed;
+  const principal = { ...merchantPrincipal, settings: routed.settings };
 
   const now = clock.now();
   const token = randomToken(12);
@@ -116,5 +120,38 @@ export async function selectCheckoutMethod(deps: SelectDeps, checkoutId: string,
     status: 200,
     body: JSON.stringify(checkoutView(finished, payments, deps.createPayment.publicBaseUrl, payment)),
     replayed: false,
+  };
+}
+
+/**
+ * The merchant's routing settings for this selection: a chosen instrument (a bank, a wallet, an
+ * outlet) keeps only the connectors of the channel that offer it, and asks each of them for it.
+ */
+async function routingFor(
+  deps: SelectDeps,
+  checkout: Checkout,
+  input: SelectInput,
+): Promise<{ kind: 'ok'; settings: MerchantSettings } | Failure> {
+  const settings = await findMerchantSettings(deps.createPayment.store, checkout.merchantId);
+  const instrument = input.instrument;
+  if (instrument === null) return { kind: 'ok', settings };
+  const inChannel = deps.createPayment.connectors.enabledFor(checkout.environment).filter((c) => c.channel === input.channel);
+  const offering = inChannel.filter((c) => c.instruments.some((i) => i.code === instrument));
+  if (offering.length === 0) {
+    return fail('channel_not_offered', `No ${input.channel} connector offers ${instrument}.`, [
+      { field: 'instrument', issue: 'instrument_not_offered', message: `not offered for ${input.channel}` },
+    ]);
+  }
+  const lacking = inChannel.filter((c) => !offering.includes(c)).map((c) => c.connector);
+  return {
+    kind: 'ok',
+    settings: {
+      ...settings,
+      routing: {
+        ...settings.routing,
+        excludedConnectors: [...(settings.routing.excludedConnectors ?? []), ...lacking],
+        instruments: { ...settings.routing.instruments, ...Object.fromEntries(offering.map((c) => [c.connector, instrument])) },
+      },
+    },
   };
 }

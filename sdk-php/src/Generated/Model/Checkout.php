@@ -26,7 +26,10 @@ final class Checkout extends Model
      */
     public readonly string $status;
 
-    /** The hosted checkout page for the payer. */
+    /**
+     * The hosted checkout page for the payer (`/pay/cs_…`). Not served yet (a 404 page until it is, docs/checkout.md):
+     * select from your own UI meanwhile.
+     */
     public readonly string $url;
 
     /**
