@@ -68,6 +68,11 @@ describe(`checkouts (${TEST_STORE})`, () => {
     assert.equal((list['data'] as { id: string }[])[0]?.id, c.id);
     const other = await ctx.t.call('GET', `/checkout/${c.id}`, { key: ctx.t.b.sandboxKey });
     assert.equal(other.statusCode, 404, "another merchant's checkout is not found");
+    for (const key of [ctx.t.b.sandboxKey, ctx.t.a.productionKey]) {
+      const expire = await ctx.t.call('POST', `/checkout/${c.id}/expire`, { key });
+      assert.equal(expire.statusCode, 404, "another merchant's or environment's key cannot expire it");
+    }
+    assert.equal((await get(c.id))['status'], 'open');
   });
 
   it('replays a create with the same Idempotency-Key (same id and secret); refuses bad input with nothing stored', async () => {

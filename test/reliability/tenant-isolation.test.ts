@@ -56,6 +56,17 @@ async function paidPayment(url: string, key: string): Promise<string> {
  */
 const CREATORS: Record<string, { prefix: string; create: Creator }> = {
   payment: { prefix: 'pay', create: createPayment },
+  checkout: {
+    prefix: 'cs',
+    create: async ({ url, key }) =>
+      idIn(
+        await call(url, 'POST', '/checkout/create', {
+          key,
+          body: { amount: 150000.0, currency: 'IDR', reference_no: uniqueRef('iso-cs') },
+        }),
+        'cs',
+      ),
+  },
   webhook_endpoint: {
     prefix: 'we',
     create: async ({ url, key }) =>
@@ -127,10 +138,11 @@ const CREATORS: Record<string, { prefix: string; create: Creator }> = {
 
 /**
  * Routes with a path parameter that are public by design (product.md), not tenant-scoped reads:
- * the payer's hosted page (and its status poll) is reached by its unguessable id without a key; provider callbacks name a
- * connector, not an object, and are authenticated by the provider's signature.
+ * the payer's hosted page (and its status poll) is reached by its unguessable id without a key; a
+ * checkout's selection is authorised by the checkout's client_secret, not a key (docs/checkout.md);
+ * provider callbacks name a connector, not an object, and are authenticated by the provider's signature.
  */
-const PUBLIC_BY_DESIGN = new Set(['/pay/{id}', '/pay/{id}/status', '/provider/{connector}/callback']);
+const PUBLIC_BY_DESIGN = new Set(['/pay/{id}', '/pay/{id}/status', '/checkout/{id}/select', '/provider/{connector}/callback']);
 
 const kindOf = (path: string) => path.replace(/^\/sandbox\//, '/').split('/')[1] ?? '';
 /** A well-formed id of the same kind that exists nowhere. */

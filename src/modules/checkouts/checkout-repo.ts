@@ -257,10 +257,14 @@ export async function closeCheckout(
 }
 
 /** Open checkouts past their expiry, oldest first (the expiry sweeper). */
-export async function dueCheckoutIds(q: Queryable, now: Date, limit: number): Promise<string[]> {
-  const rows = await q.query<{ id: string }>(
-    `SELECT id FROM checkouts WHERE status = 'open' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+export async function dueCheckouts(
+  q: Queryable,
+  now: Date,
+  limit: number,
+): Promise<{ id: string; merchantId: string; environment: Environment }[]> {
+  const rows = await q.query<{ id: string; merchant_id: string; environment: Environment }>(
+    `SELECT id, merchant_id, environment FROM checkouts WHERE status = 'open' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
     [now, limit],
   );
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, environment: r.environment }));
 }

@@ -1,7 +1,7 @@
-import type { KeyedResult, LifecycleDeps, Principal } from '../../kernel/index.ts';
+import type { Environment, KeyedResult, LifecycleDeps, Principal } from '../../kernel/index.ts';
 import type { CancelPaymentDeps } from '../payments/index.ts';
 import { cancelCheckoutPayment, checkoutPrincipal } from './checkout-payments.ts';
-import { checkoutPaymentIds, closeCheckout, dueCheckoutIds, lockCheckout } from './checkout-repo.ts';
+import { checkoutPaymentIds, closeCheckout, dueCheckouts, lockCheckout } from './checkout-repo.ts';
 import type { Checkout } from './checkout-types.ts';
 import { insertCheckoutEvent } from './checkout-events.ts';
 import { checkoutView } from './checkout-view.ts';
@@ -18,10 +18,17 @@ type Expired = { kind: 'expired'; checkout: Checkout } | { kind: 'not_open'; che
  * payment at the provider, outside the transaction. A selection running meanwhile loses its fenced
  * finish and cancels the payment it made. Expiring an expired checkout answers it unchanged.
  */
-export async function expireCheckout(deps: ExpireDeps, merchantId: string, checkoutId: string): Promise<Expired> {
+export async function expireCheckout(
+  deps: ExpireDeps,
+  owner: { merchantId: string; environment: Environment },
+  checkoutId: string,
+): Promise<Expired> {
   const result = await deps.store.transaction(async (tx): Promise<Expired> => {
     const before = await lockCheckout(tx, checkoutId);
-    if (before === undefined || before.merchantId !== merchantId) return { kind: 'not_found' };
+    // Another merchant's or the other environment's checkout is not found, and nothing changes.
+    if (before === undefined || before.merchantId !== owner.merchantId || before.environment !== owner.environment) {
+      return { kind: 'not_found' };
+    }
     if (before.status !== 'open') return { kind: 'not_open', checkout: before };
     const after = await closeCheckout(tx, before, { status: 'expired' }, deps.clock.now());
     const view = checkoutView(after, await checkoutPaymentIds(tx, after.id), deps.publicBaseUrl);
@@ -40,8 +47,8 @@ export async function expireCheckoutForMerchant(
   principal: Principal,
   checkoutId: string,
 ): Promise<KeyedResult> {
-  const result = await expireCheckout(deps, principal.merchantId, checkoutId);
-  if (result.kind === 'not_found' || result.checkout.environment !== principal.environment) {
+  const result = await expireCheckout(deps, principal, checkoutId);
+  if (result.kind === 'not_found') {
     return { kind: 'failure', code: 'resource_not_found', message: 'No such checkout.', details: [] };
   }
   if (result.kind === 'not_open' && result.checkout.status === 'completed') {
@@ -76,11 +83,7 @@ async function cancelPendingPayment(deps: ExpireDeps, checkout: Checkout, paymen
 
 /** The sweeper's pass: expires open checkouts past `expires_at` (bounded per run). */
 export async function expireDueCheckouts(deps: ExpireDeps, limit: number): Promise<number> {
-  const due = await dueCheckoutIds(deps.store, deps.clock.now(), limit);
-  for (const id of due) {
-    const merchantRows = await deps.store.query<{ merchant_id: string }>('SELECT merchant_id FROM checkouts WHERE id = $1', [id]);
-    const merchantId = merchantRows[0]?.merchant_id;
-    if (merchantId !== undefined) await expireCheckout(deps, merchantId, id);
-  }
+  const due = await dueCheckouts(deps.store, deps.clock.now(), limit);
+  for (const checkout of due) await expireCheckout(deps, checkout, checkout.id);
   return due.length;
 }
