@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { allCurrencyCodes, minorUnitDigits } from '../src/lib/currencies.ts';
 import { ERROR_CATALOGUE } from '../src/lib/error-catalogue.ts';
-import { loadOpenApiText, openApiSha256 } from './gen-sdk-types.ts';
+import { loadOpenApiText, openApiSha256, type OpenApiDocument, type Parameter, type Schema } from './gen-sdk-types.ts';
 
 /**
  * Generates sdk-python/src/tributary/_generated.py — every type of the Python SDK that the API
@@ -20,30 +20,6 @@ import { loadOpenApiText, openApiSha256 } from './gen-sdk-types.ts';
  */
 
 export const PYTHON_TYPES_PATH = 'sdk-python/src/tributary/_generated.py';
-
-type Schema = Record<string, unknown>;
-interface Parameter {
-  name: string;
-  in: 'path' | 'query' | 'header';
-  required?: boolean;
-  description?: string;
-  schema: Schema;
-}
-interface Operation {
-  operationId?: string;
-  tags?: string[];
-  summary?: string;
-  description?: string;
-  parameters?: Parameter[];
-  requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
-  responses: Record<string, { description?: string; content?: Record<string, { schema: Schema }> }>;
-}
-interface OpenApiDocument {
-  info: { version: string };
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
-  webhooks?: Record<string, { post?: Operation }>;
-}
 
 /** Operations that are not the merchant's API (the payer's page, providers' notifications): no types. */
 const EXCLUDED_TAGS = new Set(['payer page', 'providers']);

@@ -24,21 +24,22 @@ import { builtInConnectors } from '../src/runtime.ts';
 
 export const SDK_TYPES_PATH = 'sdk/src/generated/api.ts';
 
-type Schema = Record<string, unknown>;
-interface OpenApiDocument {
+/** The parts of the OpenAPI document the three SDK generators read (gen-sdk-php.ts, gen-sdk-python.ts too). */
+export type Schema = Record<string, unknown>;
+export interface OpenApiDocument {
   info: { version: string };
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema> };
   webhooks?: Record<string, { post?: Operation }>;
 }
-interface Parameter {
+export interface Parameter {
   name: string;
   in: 'path' | 'query' | 'header';
   required?: boolean;
   description?: string;
   schema: Schema;
 }
-interface Operation {
+export interface Operation {
   operationId?: string;
   tags?: string[];
   summary?: string;

@@ -160,6 +160,17 @@ export async function checkoutPaymentIds(q: Queryable, checkoutId: string): Prom
   return rows.map((r) => r.payment_id);
 }
 
+/** The payments of several checkouts at once (a list page), each oldest first. */
+export async function paymentIdsOfCheckouts(q: Queryable, checkoutIds: readonly string[]): Promise<Map<string, string[]>> {
+  const rows = await q.query<{ checkout_id: string; payment_id: string }>(
+    'SELECT checkout_id, payment_id FROM checkout_payments WHERE checkout_id = ANY($1::text[]) ORDER BY checkout_id, seq',
+    [checkoutIds],
+  );
+  const byCheckout = new Map<string, string[]>(checkoutIds.map((id) => [id, []]));
+  for (const r of rows) byCheckout.get(r.checkout_id)?.push(r.payment_id);
+  return byCheckout;
+}
+
 export async function checkoutIdOfPayment(q: Queryable, paymentId: string): Promise<string | undefined> {
   const rows = await q.query<{ checkout_id: string }>('SELECT checkout_id FROM checkout_payments WHERE payment_id = $1', [
     paymentId,

@@ -3,7 +3,7 @@ export { completeCheckoutOfPayment } from './complete-checkout.ts';
 export { type CheckoutDeps, createCheckout } from './create-checkout.ts';
 export { type ExpireDeps, expireCheckoutForMerchant, expireDueCheckouts } from './expire-checkout.ts';
 export { type SelectDeps, type SelectInput, selectCheckoutMethod } from './select-checkout.ts';
-export { checkoutPaymentIds, findCheckout, listCheckouts } from './checkout-repo.ts';
+export { checkoutPaymentIds, findCheckout, listCheckouts, paymentIdsOfCheckouts } from './checkout-repo.ts';
 export type { Checkout, CheckoutStatus, CreateCheckoutInput } from './checkout-types.ts';
 export { CHECKOUT_EXPIRES_IN } from './checkout-types.ts';
 export { checkoutView } from './checkout-view.ts';

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
-import { checkoutPaymentIds, checkoutView, listCheckouts } from '../../../modules/checkouts/index.ts';
+import { checkoutView, listCheckouts, paymentIdsOfCheckouts } from '../../../modules/checkouts/index.ts';
 import { cursorPage, unknownCursorError, unknownCursorIssue } from '../../cursor-page.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import type { RouteDeps } from '../../route-deps.ts';
@@ -48,9 +48,13 @@ export function registerListCheckouts(app: FastifyInstance, deps: RouteDeps): vo
         ...(q.status === undefined ? {} : { status: q.status }),
       });
       if (!page.ok) throw unknownCursorError('checkouts');
-      const payments = await Promise.all(page.checkouts.map((c) => checkoutPaymentIds(deps.store, c.id)));
-      const listed = page.checkouts.map((checkout, i) => ({ checkout, payments: payments[i] ?? [], id: checkout.id }));
-      return reply.send(cursorPage(listed, page.hasMore, (c) => checkoutView(c.checkout, c.payments, deps.publicBaseUrl)));
+      const payments = await paymentIdsOfCheckouts(
+        deps.store,
+        page.checkouts.map((c) => c.id),
+      );
+      return reply.send(
+        cursorPage(page.checkouts, page.hasMore, (c) => checkoutView(c, payments.get(c.id) ?? [], deps.publicBaseUrl)),
+      );
     },
   );
 }
