@@ -57,6 +57,11 @@ ${rows.join('\n')}
 | \`amount_too_large\` | above the deployment ceiling (15 significant digits) |
 | \`amount_not_positive\` / \`amount_not_a_number\` | zero, negative or not a decimal number |
 | \`unknown_currency\` | not an active ISO 4217 code |
+| \`exclusive_fields\` | fields that cannot be sent together (a payment link's \`amount\` with \`amount_min\`/\`amount_max\`) |
+| \`bounds_inverted\` | \`amount_min\` greater than \`amount_max\` |
+| \`not_in_future\` | a time that must be in the future is not (a payment link's \`expires_at\`) |
+| \`amount_not_allowed\` | an \`amount\` sent to a payment link with a fixed amount |
+| \`amount_outside_bounds\` | a payer's amount outside the payment link's \`amount_min\`–\`amount_max\` (\`min\`, \`max\` in the detail) |
 | \`unknown_cursor\` | \`starting_after\` of a list is not one of your objects in this environment (unknown, another merchant's and the other environment's ids all give this same answer) |
 | \`invalid_url\`, \`unsupported_scheme\`, \`https_required\`, \`credentials_in_url\`, \`port_not_allowed\`, \`private_address\` | callback or webhook URL refused by the outbound-URL rules (docs/webhooks.md) |
 | \`unknown_event_type\` | \`enabled_events\` names a type that does not exist (docs/webhook-events.md) |

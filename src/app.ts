@@ -114,6 +114,7 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
     connectors: deps.connectors,
     refund: routeDeps.refund,
     reconcile: routeDeps.reconcile,
+    expireCheckout: routeDeps.expireCheckout,
     ...(deps.rateLimiter === undefined ? {} : { rateLimiter: deps.rateLimiter }),
   });
   await app.ready();

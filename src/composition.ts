@@ -89,6 +89,7 @@ export function composeModules(deps: AppDeps): ModuleWiring {
     checkout: keyedProviderCalls,
     selectCheckout: { createPayment, cancelPayment: keyedProviderCalls, selectLeaseMs: deps.idempotencyLeaseMs },
     expireCheckout: { ...lifecycle, cancelPayment: keyedProviderCalls },
+    paymentLinks: keyedProviderCalls,
     refund: {
       ...keyedProviderCalls,
       failpoints: deps.failpoints,

@@ -131,8 +131,8 @@ export class Output {
 
   /** A status word, coloured by what it means for the merchant. */
   status(status: string): string {
-    if (status === 'succeeded') return this.paint.green(status);
-    if (status === 'pending' || status === 'processing') return this.paint.yellow(status);
+    if (status === 'succeeded' || status === 'completed') return this.paint.green(status);
+    if (status === 'pending' || status === 'processing' || status === 'open') return this.paint.yellow(status);
     if (['failed', 'expired', 'canceled', 'reversed'].includes(status)) return this.paint.red(status);
     return status;
   }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { Tributary, TributaryError } from '../../sdk/src/index.ts';
 import { CliUsageError, EXIT_API_ERROR, EXIT_OK, EXIT_USAGE, Output } from './cli-output.ts';
 import type { Command, Options, Values } from './cli-command.ts';
+import { CHECKOUT_COMMANDS } from './checkouts-commands.ts';
 import { EVENTS_COMMANDS } from './events-commands.ts';
 import { LISTEN_COMMAND } from './listen-command.ts';
 import { PAYMENTS_COMMANDS } from './payments-commands.ts';
@@ -26,6 +27,7 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
 const COMMANDS: readonly Command[] = [
   ...PAYMENTS_COMMANDS,
+  ...CHECKOUT_COMMANDS,
   ...REFUNDS_COMMANDS,
   ...EVENTS_COMMANDS,
   ...SANDBOX_COMMANDS,

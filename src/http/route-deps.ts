@@ -3,6 +3,7 @@ import type { Store } from '../db/store.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Allowlist } from '../lib/net/address-policy.ts';
 import type { CheckoutDeps, ExpireDeps, SelectDeps } from '../modules/checkouts/index.ts';
+import type { PaymentLinkDeps } from '../modules/payment-links/index.ts';
 import type { ReceiveDeps } from '../modules/notifications/receive-notification.ts';
 import type { CancelPaymentDeps } from '../modules/payments/cancel-payment.ts';
 import type { CreatePaymentDeps } from '../modules/payments/create-payment.ts';
@@ -28,6 +29,8 @@ export interface RouteDeps {
   checkout: CheckoutDeps;
   selectCheckout: SelectDeps;
   expireCheckout: ExpireDeps;
+  /** Payment links: create, and the visits that create checkouts. */
+  paymentLinks: PaymentLinkDeps;
   refund: RefundDeps;
   reconcile: ReconcileDeps;
   simulate: SimulateDeps;

@@ -47,9 +47,27 @@ export const ERROR_CATALOGUE = {
     status: 409,
     description: 'The checkout is completed or expired (or past `expires_at`): nothing more can be selected or expired on it.',
   },
+  checkout_changed: {
+    status: 409,
+    description:
+      'The hosted checkout page was shown at an older version of the checkout (another tab or a double click chose first): nothing was selected; the page shows the checkout as it now is.',
+  },
   checkout_busy: {
     status: 409,
     description: 'Another selection on this checkout is running. Retry after `Retry-After` seconds.',
+  },
+  payment_link_inactive: {
+    status: 409,
+    description: 'The payment link has been deactivated: it takes no more visits (its earlier checkouts stay payable).',
+  },
+  payment_link_expired: {
+    status: 409,
+    description: 'The payment link is past its `expires_at`: it takes no more visits.',
+  },
+  payment_link_used_up: {
+    status: 409,
+    description:
+      'The payment link has reached `max_uses`: its completed checkouts and its open ones hold every use. `details` gives `max_uses`; a use comes free when an open checkout of the link expires.',
   },
   payment_state_conflict: {
     status: 409,

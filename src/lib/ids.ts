@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   journalEntry: 'je',
   notification: 'ntf',
   checkout: 'cs',
+  paymentLink: 'plink',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

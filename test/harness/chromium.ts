@@ -26,12 +26,19 @@ const LAUNCH_ARGS = [
   '--disable-sync',
 ];
 
-/** A browser with a fresh profile of its own, removed on close. */
+/**
+ * A browser with a fresh profile of its own, removed on close. `locale` (a BCP 47 tag such as
+ * `id-ID`) sets the browser's language: its Accept-Language header, `navigator.language` and the
+ * default of `Intl`; without it Chromium follows the machine's. `timezoneId` (an IANA zone such as
+ * `Asia/Jakarta`) likewise replaces the machine's zone.
+ */
 export async function launchChromium(options: {
   viewport: { width: number; height: number };
   timeoutMs: number;
   javaScriptEnabled?: boolean;
   permissions?: string[];
+  locale?: string;
+  timezoneId?: string;
 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'tributary-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -42,6 +49,8 @@ export async function launchChromium(options: {
     timeout: options.timeoutMs,
     ...(options.javaScriptEnabled === undefined ? {} : { javaScriptEnabled: options.javaScriptEnabled }),
     ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
+    ...(options.timezoneId === undefined ? {} : { timezoneId: options.timezoneId }),
   });
   return {
     context,

@@ -172,6 +172,109 @@ describe(`merchant CLI against a real server (${TEST_STORE})`, () => {
     assert.match(tooPrecise.stderr, /--amount "10\.005" has more decimals than the currency has minor units \(USD\)/);
   });
 
+  it('checkout create, get, list and expire: the url and client_secret at create, the exact amount, the expiry', async () => {
+    const reference = ref('checkout');
+    const args = [
+      'checkout',
+      'create',
+      '--amount',
+      '150000.00',
+      '--currency',
+      'IDR',
+      '--reference',
+      reference,
+      '--channels',
+      'bank,ewallet',
+      '--expires-in',
+      '2h',
+      '--success-url',
+      'https://shop.example.com/thanks',
+      '--cancel-url',
+      'https://shop.example.com/cart',
+      '--idempotency-key',
+      `cli-checkout-${reference}`,
+    ];
+    type CliCheckout = {
+      id: string;
+      status: string;
+      url: string;
+      client_secret?: string;
+      amount: number;
+      channels: string[];
+      payment: string | null;
+      payments: string[];
+      expires_at: string;
+      created_at: string;
+      success_url: string | null;
+      cancel_url: string | null;
+    };
+    const created = jsonOf<CliCheckout>(await cli([...args, '--json'], env));
+    assert.match(created.id, /^cs_[0-9A-Z]{26}$/);
+    assert.equal(created.status, 'open');
+    assert.match(created.url, new RegExp(`^https?://[^/]+/pay/${created.id}$`));
+    assert.match(created.client_secret ?? '', new RegExp(`^${created.id}_secret_`));
+    assert.equal(created.amount, 150000);
+    assert.deepEqual(created.channels, ['bank', 'ewallet']);
+    assert.deepEqual(
+      [created.success_url, created.cancel_url],
+      ['https://shop.example.com/thanks', 'https://shop.example.com/cart'],
+    );
+    assert.equal(Date.parse(created.expires_at) - Date.parse(created.created_at), 2 * 3_600_000);
+    // The same Idempotency-Key again: the stored answer, the same checkout and secret.
+    const replayed = await cli(args, env);
+    assert.equal(replayed.status, 0, replayed.stderr);
+    assert.match(replayed.stdout, new RegExp(`^Created ${created.id}\\s+open\\s+IDR 150,000\\.00`));
+    assert.ok(replayed.stdout.includes(created.client_secret ?? '?'), 'the human form shows the secret of the create answer');
+    assert.ok(replayed.stdout.includes(created.url), 'the human form shows the url');
+
+    // The payer chooses bank (from the merchant's own UI, with the secret): get shows that payment.
+    const selected = await sdk.checkouts.select(created.id, { client_secret: created.client_secret ?? '', channel: 'bank' });
+    const paymentId = selected.payment.id;
+    const got = jsonOf<CliCheckout>(await cli(['checkout', 'get', created.id, '--json'], env));
+    assert.equal(got.client_secret, undefined, 'the secret is shown only by create');
+    assert.deepEqual([got.payment, got.payments], [paymentId, [paymentId]]);
+    const human = await cli(['checkout', 'get', created.id], env);
+    assert.equal(human.status, 0, human.stderr);
+    assert.match(human.stdout, new RegExp(`${created.id}\\s+open\\s+IDR 150,000\\.00`));
+    assert.match(human.stdout, new RegExp(`payment\\s+${paymentId}`));
+    assert.ok(!human.stdout.includes('client_secret'));
+
+    const page = jsonOf<{ object: string; data: CliCheckout[] }>(await cli(['checkout', 'list', '--limit', '1', '--json'], env));
+    assert.equal(page.object, 'list');
+    assert.deepEqual(
+      page.data.map((c) => c.id),
+      [created.id],
+    );
+    const open = await cli(['checkout', 'list', '--status', 'open'], env);
+    assert.match(open.stdout, new RegExp(`${created.id}\\s+open\\s+IDR 150,000\\.00\\s+${reference}\\s+\\S+\\s+${paymentId}`));
+
+    const expired = jsonOf<CliCheckout>(await cli(['checkout', 'expire', created.id, '--json'], env));
+    assert.deepEqual([expired.id, expired.status], [created.id, 'expired']);
+    assert.equal((await sdk.payments.retrieve(paymentId)).status, 'canceled', 'its pending payment was canceled');
+    const again = await cli(['checkout', 'expire', created.id], env);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`^Expired ${created.id}\\s+expired`));
+
+    // Usage mistakes are caught before anything is sent (exit 2); an unknown checkout is the API's 404 (exit 1).
+    const [badChannel, tooShort, badId, unknown] = await Promise.all([
+      cli(
+        ['checkout', 'create', '--amount', '1000', '--currency', 'IDR', '--reference', ref('x'), '--channels', 'bank,card'],
+        env,
+      ),
+      cli(['checkout', 'create', '--amount', '1000', '--currency', 'IDR', '--reference', ref('x'), '--expires-in', '1m'], env),
+      cli(['checkout', 'get', 'pay_01M802HR5XTTXZAF0MA4G1EYJY'], env),
+      cli(['checkout', 'get', 'cs_01M802HR5XTTXZAF0MA4G1EYJY', '--json'], env),
+    ]);
+    assert.equal(badChannel.status, 2);
+    assert.match(badChannel.stderr, /--channels \(comma-separated\) must be one of bank, ewallet, counter/);
+    assert.equal(tooShort.status, 2);
+    assert.match(tooShort.stderr, /--expires-in "1m" must be/);
+    assert.equal(badId.status, 2);
+    assert.match(badId.stderr, /a checkout id expected \(cs_…\)/);
+    assert.equal(unknown.status, 1);
+    assert.equal((JSON.parse(unknown.stdout) as { code: string }).code, 'resource_not_found');
+  });
+
   it('sandbox simulate, refunds create, events list and events resend', async () => {
     const payment = await sdk.payments.create({ amount: 150000, currency: 'IDR', reference_no: ref('refund'), channel: 'bank' });
     const simulation = jsonOf<{ object: string; payment_id: string; outcome: string; connector: string }>(

@@ -141,6 +141,55 @@ describe('merchant dashboard in Chromium', { skip: SKIP }, () => {
     await shot('04-payment-after-refund-and-redelivery');
   });
 
+  it('lists checkouts, shows one with its payments and timeline, and expires it; usable at phone width', async () => {
+    const t = tb.t;
+    const created = await t.call('POST', '/checkout/create', {
+      body: quickStart({ channels: ['counter', 'ewallet'], description: 'Order 42' }),
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const { id, client_secret: secret } = JSON.parse(created.body) as { id: string; client_secret: string };
+    for (const channel of ['counter', 'ewallet']) {
+      const selected = await t.call('POST', `/checkout/${id}/select`, { body: { client_secret: secret, channel }, key: null });
+      assert.equal(selected.statusCode, 200, selected.body);
+    }
+    await page.click('#nav-checkouts');
+    await page.waitForURL(`${base}/dashboard/checkouts`);
+    assert.match(await text(`#checkouts tr[data-checkout-id="${id}"]`), /open\s+IDR 150,000\.00/);
+    await shot('05a-checkouts');
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard/checkouts/${id}`),
+      page.click(`#checkouts a[href="/dashboard/checkouts/${id}"]`),
+    ]);
+    assert.equal(await page.locator('#checkout-payments tbody tr').count(), 2);
+    assert.equal(await page.locator('#checkout-timeline li.k-selection').count(), 2);
+    assert.equal(await page.locator('#checkout-timeline li.k-payment_closed').count(), 1, 'the counter payment was canceled');
+    await shot('05b-checkout-open');
+
+    // At phone width every screen fits: nothing but a table scrolls sideways, inside its card.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const url of [`${base}/dashboard/checkouts/${id}`, `${base}/dashboard/checkouts`, `${base}/dashboard/payments`]) {
+      await page.goto(url);
+      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      assert.ok(Number(overflow) <= 0, `${url} is ${String(overflow)}px wider than the phone`);
+    }
+    await page.goto(`${base}/dashboard/checkouts/${id}`);
+    assert.ok(await page.locator('#expire-submit').isVisible());
+    await shot('05c-checkout-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    await Promise.all([page.waitForURL(/notice=checkout_expired/), page.click('#expire-submit')]);
+    assert.match(await text('#notice'), /Checkout expired/);
+    assert.match(await text('#checkout-status'), /expired/);
+    assert.equal(await page.locator('#expire-form').count(), 0);
+    assert.equal(await page.locator('#checkout-timeline li.k-expired').count(), 1);
+    assert.equal(await page.locator('#checkout-timeline li.k-payment_closed').count(), 2, 'its pending payment was canceled');
+    await shot('05d-checkout-expired');
+    // From a payment of the checkout back to it.
+    await page.locator('#checkout-payments tbody a').first().click();
+    await page.waitForURL(/\/dashboard\/payments\/pay_/);
+    await Promise.all([page.waitForURL(`${base}/dashboard/checkouts/${id}`), page.click('#payment-checkout a')]);
+  });
+
   it('shows webhook endpoints with their health', async () => {
     await page.click('#nav-webhooks');
     await page.waitForURL(`${base}/dashboard/webhooks`);

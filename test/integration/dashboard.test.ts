@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createLogger } from '../../src/lib/logger.ts';
-import { createTestApp, json, PUBLIC_BASE_URL, quickStart, type TestApp } from '../harness/test-app.ts';
+import { createTestApp, json, PUBLIC_BASE_URL, quickStart, ref, type TestApp } from '../harness/test-app.ts';
 
 /**
  * The merchant dashboard over HTTP (docs/dashboard.md): login and logout, the cookie's flags,
@@ -62,6 +62,34 @@ function revealedKeyId(body: string): string {
   const id = /<h2>New key <code>(key_[0-9A-Z]+)<\/code>/.exec(body)?.[1];
   assert.ok(id !== undefined, 'no new key on the page');
   return id;
+}
+
+/**
+ * A checkout of merchant A whose payer chose each channel in turn (each choice cancels the
+ * previous pending payment); its id and the payments made, oldest first.
+ */
+async function checkoutWithSelections(t: TestApp, channels: readonly string[]): Promise<{ id: string; payments: string[] }> {
+  const created = await t.call('POST', '/checkout/create', {
+    body: { amount: 150000.0, currency: 'IDR', reference_no: ref('dash-cs'), channels: ['bank', 'ewallet', 'counter'] },
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  const { id, client_secret: secret } = json(created) as { id: string; client_secret: string };
+  const payments: string[] = [];
+  for (const channel of channels) {
+    const selected = await t.call('POST', `/checkout/${id}/select`, { body: { client_secret: secret, channel }, key: null });
+    assert.equal(selected.statusCode, 200, selected.body);
+    payments.push((json(selected)['payment'] as { id: string }).id);
+  }
+  return { id, payments };
+}
+
+/** Where each marker first appears in a page, to check the order of a timeline. */
+function positions(body: string, markers: readonly string[]): number[] {
+  return markers.map((m) => {
+    const at = body.indexOf(m);
+    assert.ok(at >= 0, `${m} is not on the page`);
+    return at;
+  });
 }
 
 const signedIn = (res: LightMyRequestResponse) => res.statusCode === 200;
@@ -283,6 +311,140 @@ describe('dashboard over HTTP', () => {
     assert.match(after.body, /Redelivery scheduled/);
   });
 
+  it('lists checkouts (status filter, search) and links each payment a checkout made to it', async () => {
+    const untouched = await checkoutWithSelections(t, []);
+    const chosen = await checkoutWithSelections(t, ['bank', 'ewallet']);
+    const [first, second] = chosen.payments as [string, string];
+    const s = await login(t, t.a.sandboxKey);
+    const list = await get(t, '/dashboard/checkouts', s);
+    assert.equal(list.statusCode, 200, list.body);
+    assert.match(list.body, /id="nav-checkouts" class="current"/);
+    const row = (body: string, id: string) => new RegExp(`<tr data-checkout-id="${id}">([\\s\\S]*?)</tr>`).exec(body)?.[1] ?? '';
+    const chosenRow = row(list.body, chosen.id);
+    assert.match(chosenRow, /IDR 150,000\.00/);
+    assert.match(chosenRow, /class="status s-open">open</);
+    assert.ok(chosenRow.includes(`href="/dashboard/payments/${second}"`), 'the current payment is the latest selection');
+    assert.ok(!chosenRow.includes(first), 'the canceled one is not current');
+    assert.ok(row(list.body, untouched.id).includes('—'), 'no payment yet');
+    const completed = await get(t, '/dashboard/checkouts?status=completed', s);
+    assert.ok(!completed.body.includes(`data-checkout-id="${chosen.id}"`));
+    assert.equal((await get(t, '/dashboard/checkouts?status=nonsense', s)).statusCode, 400);
+    for (const q of [chosen.id, first]) {
+      const found = await get(t, `/dashboard/checkouts?q=${q}`, s);
+      assert.equal(found.statusCode, 303, q);
+      assert.equal(found.headers['location'], `/dashboard/checkouts/${chosen.id}`);
+    }
+    // The payment list and the payment screen name the checkout that made a payment.
+    const payments = await get(t, '/dashboard/payments', s);
+    for (const paymentId of [first, second]) {
+      const paymentRow = new RegExp(`<tr data-payment-id="${paymentId}">([\\s\\S]*?)</tr>`).exec(payments.body)?.[1] ?? '';
+      assert.ok(paymentRow.includes(`href="/dashboard/checkouts/${chosen.id}"`), `${paymentId} links its checkout`);
+    }
+    const direct = await t.call('POST', '/payment/create', { body: quickStart() });
+    const directId = String(json(direct)['id']);
+    const afterDirect = await get(t, '/dashboard/payments', s);
+    const directRow = new RegExp(`<tr data-payment-id="${directId}">([\\s\\S]*?)</tr>`).exec(afterDirect.body)?.[1] ?? '';
+    assert.ok(directRow !== '' && !directRow.includes('/dashboard/checkouts/'), 'a payment made directly names no checkout');
+    const paymentPage = await get(t, `/dashboard/payments/${first}`, s);
+    assert.match(
+      paymentPage.body,
+      new RegExp(`id="payment-checkout">\\s*<a class="mono" href="/dashboard/checkouts/${chosen.id}"`),
+    );
+  });
+
+  it("shows a checkout's payments in order and its timeline, through to completion", async () => {
+    const c = await checkoutWithSelections(t, ['ewallet', 'bank']);
+    const [wallet, bank] = c.payments as [string, string];
+    const paid = await t.call('POST', `/sandbox/payment/${bank}/simulate`, { body: { outcome: 'succeeded' } });
+    assert.equal(paid.statusCode, 202, paid.body);
+    await t.deliverNotifications();
+    const s = await login(t, t.a.sandboxKey);
+    const page = await get(t, `/dashboard/checkouts/${c.id}`, s);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /id="checkout-status"><span class="status s-completed">completed</);
+    assert.match(page.body, /id="checkout-amount">IDR 150,000\.00</);
+    assert.ok(!page.body.includes('id="expire-form"'), 'a completed checkout cannot be expired');
+    // Payments in the order the selections made them, each linking to its payment screen.
+    const table = /<table id="checkout-payments">([\s\S]*?)<\/table>/.exec(page.body)?.[1] ?? '';
+    const rows = [...table.matchAll(/<tr data-payment-id="(pay_[0-9A-Z]+)">/g)].map((m) => m[1]);
+    assert.deepEqual(rows, [wallet, bank]);
+    assert.ok(table.includes(`href="/dashboard/payments/${wallet}"`) && table.includes(`href="/dashboard/payments/${bank}"`));
+    assert.match(table, /s-canceled">canceled</);
+    assert.match(table, /s-succeeded">succeeded</);
+    // The timeline: created, payment 1 created then canceled, payment 2 created then paid, completed, its event.
+    const timeline = /<ol class="timeline" id="checkout-timeline">([\s\S]*?)<\/ol>/.exec(page.body)?.[1] ?? '';
+    const order = positions(timeline, [
+      'class="k-created"',
+      'id="selection-1"',
+      'id="payment-closed-1"',
+      'id="selection-2"',
+      'id="payment-closed-2"',
+      'id="checkout-completed"',
+      '<code>checkout.completed</code>',
+    ]);
+    assert.deepEqual(
+      order,
+      [...order].sort((x, y) => x - y),
+      'in time order',
+    );
+    assert.match(timeline, /<strong>Payment canceled<\/strong>/);
+    assert.match(timeline, /<strong>Payment succeeded<\/strong>/);
+    assert.match(timeline, /<time datetime="\d{4}-\d{2}-\d{2}T/);
+    // Expiring a completed checkout is refused with the API's reason, and changes nothing.
+    const refused = await post(t, `/dashboard/checkouts/${c.id}/expire`, { csrf_token: s.csrf }, s);
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.match(refused.body, /class="notice bad"[^>]*>The checkout is completed\./);
+    assert.equal(json(await t.call('GET', `/checkout/${c.id}`))['status'], 'completed');
+    assert.equal((await get(t, '/dashboard/checkouts/cs_nope', s)).statusCode, 404);
+  });
+
+  it('expires an open checkout from its page (its pending payment canceled); refused without the CSRF token or from another origin', async () => {
+    const c = await checkoutWithSelections(t, ['bank']);
+    const [pending] = c.payments as [string];
+    const s = await login(t, t.a.sandboxKey);
+    const before = await get(t, `/dashboard/checkouts/${c.id}`, s);
+    assert.match(before.body, /id="expire-form"/);
+    assert.match(before.body, new RegExp(`action="/dashboard/checkouts/${c.id}/expire"`));
+    const url = `/dashboard/checkouts/${c.id}/expire`;
+    const other = await login(t, t.a.sandboxKey);
+    for (const [what, res] of [
+      ['no token', await post(t, url, {}, s)],
+      ['a forged token', await post(t, url, { csrf_token: 'forged' }, s)],
+      ["another session's token", await post(t, url, { csrf_token: other.csrf }, s)],
+      ['another origin', await post(t, url, { csrf_token: s.csrf }, s, { origin: 'https://evil.example' })],
+      ['a cross-site request', await post(t, url, { csrf_token: s.csrf }, s, { 'sec-fetch-site': 'cross-site' })],
+      ['no session', await post(t, url, { csrf_token: s.csrf })],
+    ] as const) {
+      assert.ok(res.statusCode === 403 || res.statusCode === 401, `${what}: ${res.statusCode}`);
+    }
+    // Merchant B cannot expire it either: not found, like an unknown id.
+    const b = await login(t, t.b.sandboxKey);
+    assert.equal((await post(t, url, { csrf_token: b.csrf }, b)).statusCode, 404);
+    assert.equal((await get(t, `/dashboard/checkouts/${c.id}`, b)).statusCode, 404);
+    assert.equal(json(await t.call('GET', `/checkout/${c.id}`))['status'], 'open', 'the refusals changed nothing');
+    assert.equal((await t.payment(pending))['status'], 'pending');
+
+    const expired = await post(t, url, { csrf_token: s.csrf }, s, { origin: PUBLIC_BASE_URL, 'sec-fetch-site': 'same-origin' });
+    assert.equal(expired.statusCode, 303, expired.body);
+    assert.equal(expired.headers['location'], `/dashboard/checkouts/${c.id}?notice=checkout_expired`);
+    assert.equal(json(await t.call('GET', `/checkout/${c.id}`))['status'], 'expired');
+    assert.equal((await t.payment(pending))['status'], 'canceled', 'its pending payment was canceled at the provider');
+    const after = await get(t, `/dashboard/checkouts/${c.id}?notice=checkout_expired`, s);
+    assert.match(after.body, /Checkout expired\./);
+    assert.match(after.body, /s-expired">expired</);
+    assert.ok(!after.body.includes('id="expire-form"'));
+    const order = positions(after.body, ['id="selection-1"', 'id="checkout-expired"', '<code>checkout.expired</code>']);
+    assert.deepEqual(
+      order,
+      [...order].sort((x, y) => x - y),
+    );
+    assert.match(after.body, /id="payment-closed-1"/);
+    // Sent again (a double click): the expired checkout is answered unchanged.
+    assert.equal((await post(t, url, { csrf_token: s.csrf }, s)).statusCode, 303);
+    const events = await t.testStore.store.query('SELECT id FROM events WHERE object_id = $1', [c.id]);
+    assert.equal(events.length, 1, 'one checkout.expired');
+  });
+
   it("isolates tenants: merchant B's session never sees or touches A's payment, events or keys", async () => {
     const { id } = await t.paidBankPayment();
     const aSession = await login(t, t.a.sandboxKey);
@@ -312,7 +474,7 @@ describe('dashboard over HTTP', () => {
     assert.equal((await post(t, `/dashboard/keys/${aKey.id}/revoke`, { csrf_token: b.csrf }, b)).statusCode, 404);
     assert.equal((await post(t, `/dashboard/keys/${aKey.id}/roll`, { csrf_token: b.csrf }, b)).statusCode, 404);
     assert.equal((await t.call('GET', '/balance', { key: t.a.sandboxKey })).statusCode, 200);
-    for (const screen of ['webhooks', 'keys', 'balance', 'settlements', 'reconciliation']) {
+    for (const screen of ['checkouts', 'webhooks', 'keys', 'balance', 'settlements', 'reconciliation']) {
       const res = await get(t, `/dashboard/${screen}`, b);
       assert.equal(res.statusCode, 200, screen);
       assert.ok(!res.body.includes(t.a.id) && !res.body.includes(aKey.id) && !res.body.includes(id), screen);
@@ -328,6 +490,7 @@ describe('dashboard over HTTP', () => {
     for (const [url, marker] of [
       ['/dashboard/payments', 'id="screen-payments"'],
       [`/dashboard/payments/${String(json(created)['id'])}`, 'id="timeline"'],
+      ['/dashboard/checkouts', 'id="screen-checkouts"'],
       ['/dashboard/webhooks', 'id="endpoints"'],
       ['/dashboard/keys', 'id="keys"'],
       ['/dashboard/balance', 'id="screen-balance"'],

@@ -20,13 +20,18 @@ const OUTPUT_DIR = join(process.cwd(), 'test-output');
 /** Upper bound for anything the page does by itself (load, poll, reload). */
 const UI_TIMEOUT_MS = 15_000;
 
-/** A browser with a fresh profile of its own, removed afterwards. */
-const launch = (options: { javaScriptEnabled: boolean }) =>
+/**
+ * A browser with a fresh profile of its own, removed afterwards. English unless told otherwise,
+ * whatever the machine's language: the page follows the browser's Accept-Language.
+ */
+const launch = (options: { javaScriptEnabled: boolean; locale?: string; timezoneId?: string }) =>
   launchChromium({
     javaScriptEnabled: options.javaScriptEnabled,
     viewport: { width: 480, height: 1000 },
     permissions: ['clipboard-read', 'clipboard-write'],
     timeoutMs: UI_TIMEOUT_MS,
+    locale: options.locale ?? 'en-US',
+    ...(options.timezoneId === undefined ? {} : { timezoneId: options.timezoneId }),
   });
 
 describe('payer page in Chromium', { skip: SKIP }, () => {
@@ -53,8 +58,8 @@ describe('payer page in Chromium', { skip: SKIP }, () => {
   }
 
   /** Opens a page and records every console error and uncaught exception (a CSP refusal is one). */
-  async function open(id: string): Promise<Page> {
-    const page = await browser.context.newPage();
+  async function open(id: string, inBrowser = browser): Promise<Page> {
+    const page = await inBrowser.context.newPage();
     page.on('console', (m) => {
       if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
     });
@@ -121,6 +126,51 @@ describe('payer page in Chromium', { skip: SKIP }, () => {
     assert.equal(await page.locator('#instructions').count(), 0, 'no instructions once paid');
     writeFileSync(join(OUTPUT_DIR, 'pay-page-succeeded.png'), await page.screenshot({ fullPage: true }));
     await page.close();
+  });
+
+  /** What the script should show for the page's expiry in `lang` (evaluated in the page). */
+  const localExpiry = (lang: string) =>
+    `new Date(document.getElementById('pay').getAttribute('data-expires-at')).toLocaleString('${lang}', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' })`;
+
+  it('speaks Indonesian to a browser set to id-ID, script texts included, and switches to English', async () => {
+    const indonesian = await launch({ javaScriptEnabled: true, locale: 'id-ID', timezoneId: 'Asia/Jakarta' });
+    try {
+      const p = await create({ channel: 'bank', amount: 150000 });
+      const va = (p['instructions'] as { account_number: string }).account_number;
+      const page = await open(String(p['id']), indonesian);
+      assert.equal(await page.getAttribute('html', 'lang'), 'id');
+      assert.equal((await page.locator('#status-title').textContent())?.trim(), 'Menunggu pembayaran Anda');
+      assert.equal((await page.locator('#amount').textContent())?.trim(), 'IDR 150.000,00');
+      assert.ok(await page.locator('#instructions h2', { hasText: 'Transfer ke virtual account ini' }).isVisible());
+      // The script's words come from the page: the countdown and the copy button speak Indonesian.
+      await page.locator('#countdown', { hasText: /^Sisa waktu: \d+:\d\d(:\d\d)?$/ }).waitFor({ timeout: UI_TIMEOUT_MS });
+      const copy = page.locator('button.copy');
+      assert.equal((await copy.textContent())?.trim(), 'Salin');
+      await copy.click();
+      await page.locator('button.copy', { hasText: 'Tersalin' }).waitFor({ timeout: UI_TIMEOUT_MS });
+      assert.equal(await page.evaluate('navigator.clipboard.readText()'), va);
+      // The script re-renders the expiry in the payer's zone (Jakarta: WIB) with the page's language.
+      const expires = (await page.locator('#expires-text').textContent()) ?? '';
+      assert.match(expires, /^\d{1,2} [A-Z][a-z]{2} \d{4}.* WIB$/, expires);
+      assert.equal(expires, await page.evaluate(localExpiry('id')));
+      writeFileSync(join(OUTPUT_DIR, 'pay-page-id.png'), await page.screenshot({ fullPage: true }));
+
+      // The switch: English, although the browser still asks for Indonesian.
+      const nav = page.getByRole('navigation', { name: 'Bahasa' });
+      assert.equal(await nav.getByRole('link', { name: 'Bahasa Indonesia' }).getAttribute('aria-current'), 'page');
+      await nav.getByRole('link', { name: 'English' }).click();
+      await page.locator('#status-title', { hasText: 'Waiting for your payment' }).waitFor({ timeout: UI_TIMEOUT_MS });
+      assert.equal(await page.getAttribute('html', 'lang'), 'en');
+      assert.match(page.url(), /\?lang=en$/);
+      await page.locator('#countdown', { hasText: /^Time left: / }).waitFor({ timeout: UI_TIMEOUT_MS });
+      // Localised by the page's lang, not the browser's: English names for the same zone now.
+      const englishExpires = (await page.locator('#expires-text').textContent()) ?? '';
+      assert.equal(englishExpires, await page.evaluate(localExpiry('en')));
+      assert.doesNotMatch(englishExpires, /WIB/, englishExpires);
+      await page.close();
+    } finally {
+      await indonesian.close();
+    }
   });
 
   it('logged no console error, CSP refusal or script exception on any page', () => {

@@ -67,6 +67,14 @@ const CREATORS: Record<string, { prefix: string; create: Creator }> = {
         'cs',
       ),
   },
+  payment_link: {
+    prefix: 'plink',
+    create: async ({ url, key }) =>
+      idIn(
+        await call(url, 'POST', '/payment_link/create', { key, body: { amount: 150000.0, currency: 'IDR', max_uses: 3 } }),
+        'plink',
+      ),
+  },
   webhook_endpoint: {
     prefix: 'we',
     create: async ({ url, key }) =>
@@ -140,9 +148,17 @@ const CREATORS: Record<string, { prefix: string; create: Creator }> = {
  * Routes with a path parameter that are public by design (product.md), not tenant-scoped reads:
  * the payer's hosted page (and its status poll) is reached by its unguessable id without a key; a
  * checkout's selection is authorised by the checkout's client_secret, not a key (docs/checkout.md);
+ * a payment link's visit is the payer pressing Pay on a link the merchant published (its id is the
+ * capability, docs/checkout.md section 8);
  * provider callbacks name a connector, not an object, and are authenticated by the provider's signature.
  */
-const PUBLIC_BY_DESIGN = new Set(['/pay/{id}', '/pay/{id}/status', '/checkout/{id}/select', '/provider/{connector}/callback']);
+const PUBLIC_BY_DESIGN = new Set([
+  '/pay/{id}',
+  '/pay/{id}/status',
+  '/checkout/{id}/select',
+  '/payment_link/{id}/checkout',
+  '/provider/{connector}/callback',
+]);
 
 const kindOf = (path: string) => path.replace(/^\/sandbox\//, '/').split('/')[1] ?? '';
 /** A well-formed id of the same kind that exists nowhere. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { escapeHtml, html, safeHref, trusted } from '../../src/http/pages/html.ts';
-import { formatUtc } from '../../src/http/pages/pay-page.ts';
+import { formatDateTime } from '../../src/http/pages/locale.ts';
 import type { CurrencyCode } from '../../src/lib/currencies.ts';
 import { formatMajorAmount, MAX_AMOUNT_MINOR, parseMajorAmount } from '../../src/lib/money.ts';
 import { formatHumanAmount } from '../../src/lib/money-display.ts';
@@ -76,7 +76,7 @@ describe('html template', () => {
 
 describe('payer page helpers', () => {
   it('formats times in UTC for readers without JavaScript', () => {
-    assert.equal(formatUtc(new Date(Date.UTC(2026, 0, 5, 7, 3, 59))), '5 Jan 2026, 07:03 UTC');
+    assert.equal(formatDateTime(new Date(Date.UTC(2026, 0, 5, 7, 3, 59)), 'en'), '5 Jan 2026, 07:03 UTC');
   });
 
   it('shows a pending payment past its expiry as expired, at the exact instant', () => {

@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '9c93993b06b317761dd16c34aa44576c837eab438c623475b8fb54caa6ae8169';
+    public const OPENAPI_SHA256 = 'd0b81a30435a13d48b83b630d865e66840cd7df8f2900ab09c6a7ada1e9ff033';
 }

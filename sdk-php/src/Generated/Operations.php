@@ -140,6 +140,31 @@ namespace Tributary\Generated;
  *     instrument?: string|null,
  * }
  *
+ * @phpstan-type CreatePaymentLinkBody array{
+ *     amount?: numeric-string|int|\Tributary\Money,
+ *     amount_min?: numeric-string|int|\Tributary\Money,
+ *     amount_max?: numeric-string|int|\Tributary\Money,
+ *     currency: string,
+ *     description?: string|null,
+ *     channels?: list<'bank'|'ewallet'|'counter'>|null,
+ *     success_url?: string|null,
+ *     cancel_url?: string|null,
+ *     max_uses?: int|null,
+ *     expires_at?: string|\DateTimeInterface|null,
+ *     checkout_expires_in?: int,
+ * }
+ *
+ * @phpstan-type ListPaymentLinksQuery array{
+ *     limit?: int,
+ *     starting_after?: string,
+ * }
+ *
+ * @phpstan-type DeactivatePaymentLinkBody array<never, never>
+ *
+ * @phpstan-type StartPaymentLinkCheckoutBody array{
+ *     amount?: numeric-string|int|\Tributary\Money,
+ * }
+ *
  * @phpstan-type SimulatePaymentBody array{
  *     outcome: 'succeeded'|'failed'|'expired'|'reversed'|'settled',
  *     amount?: numeric-string|int|\Tributary\Money,
@@ -587,6 +612,71 @@ final class Operations
             'idempotencyKey' => false,
             'body' => true,
             'amountFields' => [],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\Checkout::class,
+            'listItem' => null,
+        ],
+        'createPaymentLink' => [
+            'method' => 'POST',
+            'path' => '/payment_link/create',
+            'pathParams' => [],
+            'query' => [],
+            'idempotencyKey' => true,
+            'body' => true,
+            'amountFields' => ['amount', 'amount_min', 'amount_max'],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\PaymentLink::class,
+            'listItem' => null,
+        ],
+        'getPaymentLink' => [
+            'method' => 'GET',
+            'path' => '/payment_link/{id}',
+            'pathParams' => ['id'],
+            'query' => [],
+            'idempotencyKey' => false,
+            'body' => false,
+            'amountFields' => [],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\PaymentLink::class,
+            'listItem' => null,
+        ],
+        'listPaymentLinks' => [
+            'method' => 'GET',
+            'path' => '/payment_link',
+            'pathParams' => [],
+            'query' => ['limit', 'starting_after'],
+            'idempotencyKey' => false,
+            'body' => false,
+            'amountFields' => [],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\PaymentLinkList::class,
+            'listItem' => Model\PaymentLink::class,
+        ],
+        'deactivatePaymentLink' => [
+            'method' => 'POST',
+            'path' => '/payment_link/{id}/deactivate',
+            'pathParams' => ['id'],
+            'query' => [],
+            'idempotencyKey' => false,
+            'body' => true,
+            'amountFields' => [],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\PaymentLink::class,
+            'listItem' => null,
+        ],
+        'startPaymentLinkCheckout' => [
+            'method' => 'POST',
+            'path' => '/payment_link/{id}/checkout',
+            'pathParams' => ['id'],
+            'query' => [],
+            'idempotencyKey' => false,
+            'body' => true,
+            'amountFields' => ['amount'],
             'objectFields' => [],
             'response' => 'json',
             'model' => Model\Checkout::class,

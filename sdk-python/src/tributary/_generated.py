@@ -33,12 +33,13 @@ __all__ = [
     "ReconciliationLinesItemOurs", "ReconciliationLinesItem", "Reconciliation",
     "ReconciliationLineResult", "ReconciliationLineReport", "ReconciliationLineOurs",
     "ReconciliationLine", "ReconciliationLineList", "CheckoutStatus", "CheckoutChannelsItem",
-    "Checkout", "CheckoutList", "CreatePaymentBodyChannel", "CreatePaymentBody",
-    "CreatePaymentResponse", "GetPaymentResponse", "ListPaymentsQueryStatus",
-    "ListPaymentsQueryChannel", "ListPaymentsQuery", "ListPaymentsResponse",
-    "ListPaymentMethodsQuery", "ListPaymentMethodsResponse", "CreateWebhookEndpointBodyStatus",
-    "CreateWebhookEndpointBody", "CreateWebhookEndpointResponse", "ListWebhookEndpointsResponse",
-    "GetWebhookEndpointResponse", "DeleteWebhookEndpointResponse",
+    "Checkout", "CheckoutList", "PaymentLinkStatus", "PaymentLinkChannelsItem",
+    "PaymentLinkCheckouts", "PaymentLinkTotals", "PaymentLink", "PaymentLinkList",
+    "CreatePaymentBodyChannel", "CreatePaymentBody", "CreatePaymentResponse", "GetPaymentResponse",
+    "ListPaymentsQueryStatus", "ListPaymentsQueryChannel", "ListPaymentsQuery",
+    "ListPaymentsResponse", "ListPaymentMethodsQuery", "ListPaymentMethodsResponse",
+    "CreateWebhookEndpointBodyStatus", "CreateWebhookEndpointBody", "CreateWebhookEndpointResponse",
+    "ListWebhookEndpointsResponse", "GetWebhookEndpointResponse", "DeleteWebhookEndpointResponse",
     "UpdateWebhookEndpointBodyStatus", "UpdateWebhookEndpointBody", "UpdateWebhookEndpointResponse",
     "RotateWebhookEndpointSecretBody", "RotateWebhookEndpointSecretResponse", "ListEventsQuery",
     "ListEventsResponse", "GetEventResponse", "ListEventDeliveriesResponse", "RedeliverEventBody",
@@ -56,7 +57,10 @@ __all__ = [
     "CreateCheckoutBody", "CreateCheckoutResponse", "GetCheckoutResponse",
     "ListCheckoutsQueryStatus", "ListCheckoutsQuery", "ListCheckoutsResponse",
     "ExpireCheckoutResponse", "SelectCheckoutMethodBodyChannel", "SelectCheckoutMethodBody",
-    "SelectCheckoutMethodResponse", "SimulatePaymentBodyOutcome", "SimulatePaymentBody",
+    "SelectCheckoutMethodResponse", "CreatePaymentLinkBodyChannelsItem", "CreatePaymentLinkBody",
+    "CreatePaymentLinkResponse", "GetPaymentLinkResponse", "ListPaymentLinksQuery",
+    "ListPaymentLinksResponse", "DeactivatePaymentLinkResponse", "StartPaymentLinkCheckoutBody",
+    "StartPaymentLinkCheckoutResponse", "SimulatePaymentBodyOutcome", "SimulatePaymentBody",
     "SimulatePaymentResponseOutcome", "SimulatePaymentResponse", "PaymentPendingEventData",
     "PaymentPendingEvent", "PaymentSucceededEventData", "PaymentSucceededEvent",
     "PaymentFailedEventData", "PaymentFailedEvent", "PaymentExpiredEventData",
@@ -77,7 +81,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "9c93993b06b317761dd16c34aa44576c837eab438c623475b8fb54caa6ae8169"
+OPENAPI_SHA256: Final = "d0b81a30435a13d48b83b630d865e66840cd7df8f2900ab09c6a7ada1e9ff033"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -94,7 +98,11 @@ ErrorBodyCode = Literal[
     "reference_no_conflict",
     "idempotency_request_in_progress",
     "checkout_not_open",
+    "checkout_changed",
     "checkout_busy",
+    "payment_link_inactive",
+    "payment_link_expired",
+    "payment_link_used_up",
     "payment_state_conflict",
     "webhook_endpoint_disabled",
     "payload_too_large",
@@ -924,6 +932,74 @@ class CheckoutList(TypedDict):
     next_cursor: str | None
 
 
+PaymentLinkStatus = Literal["active", "inactive", "expired"]
+
+
+PaymentLinkChannelsItem = Literal["bank", "ewallet", "counter"]
+
+
+class PaymentLinkCheckouts(TypedDict):
+    """The link's checkouts by status."""
+
+    open: int
+    completed: int
+    expired: int
+
+
+class PaymentLinkTotals(TypedDict):
+    #: The sum of the completed checkouts' amounts, in major units.
+    collected: Decimal
+    completed_count: int
+
+
+class PaymentLink(TypedDict):
+    #: `plink_…`
+    id: str
+    object: Literal["payment_link"]
+    #: `inactive`: deactivated (final); `expired`: past `expires_at`. See docs/checkout.md, section
+    #: 8.
+    status: PaymentLinkStatus
+    #: The hosted link page for payers (`/pay/plink_…`).
+    url: str
+    #: The fixed amount, or null when the payer enters it. Major units.
+    amount: Decimal | None
+    #: The least a payer may enter, or null for a fixed amount. Major units.
+    amount_min: Decimal | None
+    #: The most a payer may enter, or null for a fixed amount. Major units.
+    amount_max: Decimal | None
+    currency: str
+    description: str | None
+    #: Null: every channel that can serve the amount.
+    channels: list[PaymentLinkChannelsItem] | None
+    success_url: str | None
+    cancel_url: str | None
+    #: Null: unlimited.
+    max_uses: int | None
+    #: Uses not held by a completed or open checkout now; null when unlimited.
+    remaining_uses: int | None
+    #: When the link stops taking visits; null: never.
+    expires_at: str | None
+    #: Seconds each visit's checkout stays open.
+    checkout_expires_in: int
+    #: The link's checkouts by status.
+    checkouts: PaymentLinkCheckouts
+    totals: PaymentLinkTotals
+    version: int
+    #: When it was created.
+    created_at: str
+    #: When it last changed.
+    updated_at: str
+    #: When it was deactivated.
+    deactivated_at: str | None
+
+
+class PaymentLinkList(TypedDict):
+    object: Literal["list"]
+    data: list[PaymentLink]
+    has_more: bool
+    next_cursor: str | None
+
+
 CreatePaymentBodyChannel = Literal["bank", "ewallet", "counter", "auto"]
 
 
@@ -1262,6 +1338,55 @@ class SelectCheckoutMethodBody(TypedDict):
     channel: SelectCheckoutMethodBodyChannel
     #: A bank, wallet or outlet code; routing picks one when absent.
     instrument: NotRequired[str | None]
+
+
+CreatePaymentLinkBodyChannelsItem = Literal["bank", "ewallet", "counter"]
+
+
+class CreatePaymentLinkBody(TypedDict):
+    """Create a payment link"""
+
+    #: A fixed amount. Send either `amount`, or `amount_min` and `amount_max` (the payer enters the
+    #: amount). Major units, as a JSON number (not a string).
+    amount: NotRequired[Decimal | int]
+    #: The least a payer may enter (with `amount_max`, instead of `amount`). Major units, as a JSON
+    #: number (not a string).
+    amount_min: NotRequired[Decimal | int]
+    #: The most a payer may enter (with `amount_min`, instead of `amount`). Major units, as a JSON
+    #: number (not a string).
+    amount_max: NotRequired[Decimal | int]
+    #: ISO 4217 code in upper case.
+    currency: str
+    description: NotRequired[str | None]
+    #: The channels each visit's checkout offers, in this order. Absent: every channel that can
+    #: serve the amount at the visit.
+    channels: NotRequired[list[CreatePaymentLinkBodyChannelsItem] | None]
+    #: Where the hosted page sends the payer after a successful payment.
+    success_url: NotRequired[str | None]
+    #: Where the hosted page sends a payer who gives up.
+    cancel_url: NotRequired[str | None]
+    #: At most this many payments through the link. A visit holds a use while its checkout is open;
+    #: an expired checkout frees it. Absent: unlimited.
+    max_uses: NotRequired[int | None]
+    #: After this instant the link takes no more visits (RFC 3339, in the future). Absent: never.
+    expires_at: NotRequired[str | None]
+    #: Seconds each visit's checkout stays open (default 3600).
+    checkout_expires_in: NotRequired[int]
+
+
+class ListPaymentLinksQuery(TypedDict):
+    #: Page size, 1-100 (default 10).
+    limit: NotRequired[int]
+    #: A `next_cursor`: the id of the last payment link of the previous page.
+    starting_after: NotRequired[str]
+
+
+class StartPaymentLinkCheckoutBody(TypedDict):
+    """Start a checkout from a payment link"""
+
+    #: The amount the payer chose, within the link's bounds; only for a link without a fixed amount.
+    #: Major units, as a JSON number (not a string).
+    amount: NotRequired[Decimal | int]
 
 
 SimulatePaymentBodyOutcome = Literal["succeeded", "failed", "expired", "reversed", "settled"]
@@ -1671,6 +1796,11 @@ GetCheckoutResponse = Checkout
 ListCheckoutsResponse = CheckoutList
 ExpireCheckoutResponse = Checkout
 SelectCheckoutMethodResponse = Checkout
+CreatePaymentLinkResponse = PaymentLink
+GetPaymentLinkResponse = PaymentLink
+ListPaymentLinksResponse = PaymentLinkList
+DeactivatePaymentLinkResponse = PaymentLink
+StartPaymentLinkCheckoutResponse = Checkout
 
 #: Every verified webhook delivery, told apart by `type`.
 WebhookEvent = (
@@ -1757,6 +1887,15 @@ OPERATIONS: Final[dict[str, Operation]] = {
     "selectCheckoutMethod": Operation(
         "POST", "/checkout/{id}/select", ("id",), False, True, "json"
     ),
+    "createPaymentLink": Operation("POST", "/payment_link/create", (), True, True, "json"),
+    "getPaymentLink": Operation("GET", "/payment_link/{id}", ("id",), False, False, "json"),
+    "listPaymentLinks": Operation("GET", "/payment_link", (), False, False, "json"),
+    "deactivatePaymentLink": Operation(
+        "POST", "/payment_link/{id}/deactivate", ("id",), False, True, "json"
+    ),
+    "startPaymentLinkCheckout": Operation(
+        "POST", "/payment_link/{id}/checkout", ("id",), False, True, "json"
+    ),
     "simulatePayment": Operation(
         "POST", "/sandbox/payment/{id}/simulate", ("id",), False, True, "json"
     ),
@@ -1778,7 +1917,11 @@ ErrorCode = Literal[
     "reference_no_conflict",
     "idempotency_request_in_progress",
     "checkout_not_open",
+    "checkout_changed",
     "checkout_busy",
+    "payment_link_inactive",
+    "payment_link_expired",
+    "payment_link_used_up",
     "payment_state_conflict",
     "webhook_endpoint_disabled",
     "payload_too_large",
@@ -1804,12 +1947,14 @@ ERROR_STATUS: Final[dict[str, int]] = {
     "invalid_api_version": 400, "unauthorized": 401, "client_secret_invalid": 401,
     "invalid_signature": 401, "resource_not_found": 404, "route_not_found": 404,
     "reference_no_conflict": 409, "idempotency_request_in_progress": 409, "checkout_not_open": 409,
-    "checkout_busy": 409, "payment_state_conflict": 409, "webhook_endpoint_disabled": 409,
-    "payload_too_large": 413, "unsupported_media_type": 415, "idempotency_key_reused": 422,
-    "currency_not_supported": 422, "amount_out_of_range": 422, "channel_not_offered": 422,
-    "channel_unavailable": 422, "operation_not_supported": 422, "refund_not_supported": 422,
-    "refund_exceeds_captured": 422, "webhook_endpoint_limit_reached": 422, "rate_limited": 429,
-    "internal_error": 500, "service_unavailable": 503, "provider_unavailable": 503,
+    "checkout_changed": 409, "checkout_busy": 409, "payment_link_inactive": 409,
+    "payment_link_expired": 409, "payment_link_used_up": 409, "payment_state_conflict": 409,
+    "webhook_endpoint_disabled": 409, "payload_too_large": 413, "unsupported_media_type": 415,
+    "idempotency_key_reused": 422, "currency_not_supported": 422, "amount_out_of_range": 422,
+    "channel_not_offered": 422, "channel_unavailable": 422, "operation_not_supported": 422,
+    "refund_not_supported": 422, "refund_exceeds_captured": 422,
+    "webhook_endpoint_limit_reached": 422, "rate_limited": 429, "internal_error": 500,
+    "service_unavailable": 503, "provider_unavailable": 503,
 }
 
 # ---- Webhook event types (webhooks) ----
@@ -1840,8 +1985,9 @@ EVENT_TYPES: Final = (
 #: sent from `decimal.Decimal`, never a binary float.
 DECIMAL_FIELDS: Final = frozenset(
     {
-        "amount", "amount_paid", "amount_refunded", "available", "fee", "gross", "max_amount",
-        "min_amount", "net", "owed_to_payers", "pending", "refunds_in_flight",
+        "amount", "amount_max", "amount_min", "amount_paid", "amount_refunded", "available",
+        "collected", "fee", "gross", "max_amount", "min_amount", "net", "owed_to_payers", "pending",
+        "refunds_in_flight",
     }
 )
 

@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = '9c93993b06b317761dd16c34aa44576c837eab438c623475b8fb54caa6ae8169';
+export const OPENAPI_SHA256 = 'd0b81a30435a13d48b83b630d865e66840cd7df8f2900ab09c6a7ada1e9ff033';
 
 // ---- Objects (components.schemas) ----
 
@@ -24,7 +24,11 @@ export type ErrorBody = {
     | 'reference_no_conflict'
     | 'idempotency_request_in_progress'
     | 'checkout_not_open'
+    | 'checkout_changed'
     | 'checkout_busy'
+    | 'payment_link_inactive'
+    | 'payment_link_expired'
+    | 'payment_link_used_up'
     | 'payment_state_conflict'
     | 'webhook_endpoint_disabled'
     | 'payload_too_large'
@@ -632,6 +636,61 @@ export type CheckoutList = {
   next_cursor: string | null;
 };
 
+export type PaymentLink = {
+  /** `plink_…` */
+  id: string;
+  object: 'payment_link';
+  /** `inactive`: deactivated (final); `expired`: past `expires_at`. See docs/checkout.md, section 8. */
+  status: 'active' | 'inactive' | 'expired';
+  /** The hosted link page for payers (`/pay/plink_…`). */
+  url: string;
+  /** The fixed amount, or null when the payer enters it. Major units. */
+  amount: number | null;
+  /** The least a payer may enter, or null for a fixed amount. Major units. */
+  amount_min: number | null;
+  /** The most a payer may enter, or null for a fixed amount. Major units. */
+  amount_max: number | null;
+  currency: string;
+  description: string | null;
+  /** Null: every channel that can serve the amount. */
+  channels: ('bank' | 'ewallet' | 'counter')[] | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  /** Null: unlimited. */
+  max_uses: number | null;
+  /** Uses not held by a completed or open checkout now; null when unlimited. */
+  remaining_uses: number | null;
+  /** When the link stops taking visits; null: never. */
+  expires_at: string | null;
+  /** Seconds each visit's checkout stays open. */
+  checkout_expires_in: number;
+  /** The link's checkouts by status. */
+  checkouts: {
+    open: number;
+    completed: number;
+    expired: number;
+  };
+  totals: {
+    /** The sum of the completed checkouts' amounts, in major units. */
+    collected: number;
+    completed_count: number;
+  };
+  version: number;
+  /** When it was created. */
+  created_at: string;
+  /** When it last changed. */
+  updated_at: string;
+  /** When it was deactivated. */
+  deactivated_at: string | null;
+};
+
+export type PaymentLinkList = {
+  object: 'list';
+  data: PaymentLink[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
 // ---- Operations (paths), by operationId ----
 
 /**
@@ -1164,6 +1223,90 @@ export type SelectCheckoutMethodBody = {
 };
 export type SelectCheckoutMethodResponse = Checkout;
 /**
+ * Create a payment link
+ *
+ * Creates a reusable payment link (`url`): a fixed `amount`, or `amount_min` and `amount_max` between which the payer enters the amount; optionally at most `max_uses` payments and an `expires_at`. Each visit (the payer pressing Pay, `POST /payment_link/{id}/checkout`) creates a checkout. Send an `Idempotency-Key` header so that retries never create a second link.
+ */
+export type CreatePaymentLinkParams = Record<string, never>;
+export type CreatePaymentLinkQuery = Record<string, never>;
+export type CreatePaymentLinkBody = {
+  /** A fixed amount. Send either `amount`, or `amount_min` and `amount_max` (the payer enters the amount). Major units, as a JSON number (not a string). */
+  amount?: number;
+  /** The least a payer may enter (with `amount_max`, instead of `amount`). Major units, as a JSON number (not a string). */
+  amount_min?: number;
+  /** The most a payer may enter (with `amount_min`, instead of `amount`). Major units, as a JSON number (not a string). */
+  amount_max?: number;
+  /** ISO 4217 code in upper case. */
+  currency: string;
+  description?: string | null;
+  /** The channels each visit's checkout offers, in this order. Absent: every channel that can serve the amount at the visit. */
+  channels?: ('bank' | 'ewallet' | 'counter')[] | null;
+  /** Where the hosted page sends the payer after a successful payment. */
+  success_url?: string | null;
+  /** Where the hosted page sends a payer who gives up. */
+  cancel_url?: string | null;
+  /** At most this many payments through the link. A visit holds a use while its checkout is open; an expired checkout frees it. Absent: unlimited. */
+  max_uses?: number | null;
+  /** After this instant the link takes no more visits (RFC 3339, in the future). Absent: never. */
+  expires_at?: string | null;
+  /** Seconds each visit's checkout stays open (default 3600). */
+  checkout_expires_in?: number;
+};
+export type CreatePaymentLinkResponse = PaymentLink;
+/**
+ * Retrieve a payment link
+ *
+ * The link with its checkouts by status and what its completed checkouts collected.
+ */
+export type GetPaymentLinkParams = {
+  /** `plink_…` */
+  id: string;
+};
+export type GetPaymentLinkQuery = Record<string, never>;
+export type GetPaymentLinkBody = undefined;
+export type GetPaymentLinkResponse = PaymentLink;
+/**
+ * List payment links
+ *
+ * Your payment links in the environment of the API key, newest first, one page at a time (like `GET /payment`).
+ */
+export type ListPaymentLinksParams = Record<string, never>;
+export type ListPaymentLinksQuery = {
+  /** Page size, 1-100 (default 10). */
+  limit?: number;
+  /** A `next_cursor`: the id of the last payment link of the previous page. */
+  starting_after?: string;
+};
+export type ListPaymentLinksBody = undefined;
+export type ListPaymentLinksResponse = PaymentLinkList;
+/**
+ * Deactivate a payment link
+ *
+ * The link takes no more visits (409 `payment_link_inactive`); this is final. Checkouts it already made stay payable until they complete or expire. Deactivating an inactive link answers it unchanged.
+ */
+export type DeactivatePaymentLinkParams = {
+  /** `plink_…` */
+  id: string;
+};
+export type DeactivatePaymentLinkQuery = Record<string, never>;
+export type DeactivatePaymentLinkBody = Record<string, never>;
+export type DeactivatePaymentLinkResponse = PaymentLink;
+/**
+ * Start a checkout from a payment link
+ *
+ * A visit: creates a checkout for the link's amount (or the payer's `amount`, within the link's bounds) and answers it with its `client_secret` and `url`. Not authorised by an API key: the link id is public. Each call is a new visit and holds one of the link's uses while its checkout is open; refused with 409 `payment_link_inactive`, `payment_link_expired` or `payment_link_used_up`.
+ */
+export type StartPaymentLinkCheckoutParams = {
+  /** `plink_…` */
+  id: string;
+};
+export type StartPaymentLinkCheckoutQuery = Record<string, never>;
+export type StartPaymentLinkCheckoutBody = {
+  /** The amount the payer chose, within the link's bounds; only for a link without a fixed amount. Major units, as a JSON number (not a string). */
+  amount?: number;
+};
+export type StartPaymentLinkCheckoutResponse = Checkout;
+/**
  * Simulate what the payer or the provider does (sandbox only)
  *
  * Asks the sandbox provider to make it happen. The provider then notifies Tributary with a signed notification, exactly as a real provider does, and the payment changes when that notification is processed (within a moment in the embedded default). Never writes the payment directly. Production keys get 404. See docs/sandbox.md for every outcome and the magic amounts.
@@ -1397,6 +1540,46 @@ export const OPERATIONS = {
     body: true,
     response: 'json',
   },
+  createPaymentLink: {
+    method: 'POST',
+    path: '/payment_link/create',
+    pathParams: [],
+    idempotencyKey: true,
+    body: true,
+    response: 'json',
+  },
+  getPaymentLink: {
+    method: 'GET',
+    path: '/payment_link/{id}',
+    pathParams: ['id'],
+    idempotencyKey: false,
+    body: false,
+    response: 'json',
+  },
+  listPaymentLinks: {
+    method: 'GET',
+    path: '/payment_link',
+    pathParams: [],
+    idempotencyKey: false,
+    body: false,
+    response: 'json',
+  },
+  deactivatePaymentLink: {
+    method: 'POST',
+    path: '/payment_link/{id}/deactivate',
+    pathParams: ['id'],
+    idempotencyKey: false,
+    body: true,
+    response: 'json',
+  },
+  startPaymentLinkCheckout: {
+    method: 'POST',
+    path: '/payment_link/{id}/checkout',
+    pathParams: ['id'],
+    idempotencyKey: false,
+    body: true,
+    response: 'json',
+  },
   simulatePayment: {
     method: 'POST',
     path: '/sandbox/payment/{id}/simulate',
@@ -1574,6 +1757,36 @@ export interface OperationTypes {
     body: SelectCheckoutMethodBody;
     response: SelectCheckoutMethodResponse;
   };
+  createPaymentLink: {
+    params: CreatePaymentLinkParams;
+    query: CreatePaymentLinkQuery;
+    body: CreatePaymentLinkBody;
+    response: CreatePaymentLinkResponse;
+  };
+  getPaymentLink: {
+    params: GetPaymentLinkParams;
+    query: GetPaymentLinkQuery;
+    body: GetPaymentLinkBody;
+    response: GetPaymentLinkResponse;
+  };
+  listPaymentLinks: {
+    params: ListPaymentLinksParams;
+    query: ListPaymentLinksQuery;
+    body: ListPaymentLinksBody;
+    response: ListPaymentLinksResponse;
+  };
+  deactivatePaymentLink: {
+    params: DeactivatePaymentLinkParams;
+    query: DeactivatePaymentLinkQuery;
+    body: DeactivatePaymentLinkBody;
+    response: DeactivatePaymentLinkResponse;
+  };
+  startPaymentLinkCheckout: {
+    params: StartPaymentLinkCheckoutParams;
+    query: StartPaymentLinkCheckoutQuery;
+    body: StartPaymentLinkCheckoutBody;
+    response: StartPaymentLinkCheckoutResponse;
+  };
   simulatePayment: {
     params: SimulatePaymentParams;
     query: SimulatePaymentQuery;
@@ -1598,7 +1811,11 @@ export type ErrorCode =
   | 'reference_no_conflict'
   | 'idempotency_request_in_progress'
   | 'checkout_not_open'
+  | 'checkout_changed'
   | 'checkout_busy'
+  | 'payment_link_inactive'
+  | 'payment_link_expired'
+  | 'payment_link_used_up'
   | 'payment_state_conflict'
   | 'webhook_endpoint_disabled'
   | 'payload_too_large'
@@ -1631,7 +1848,11 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   reference_no_conflict: 409,
   idempotency_request_in_progress: 409,
   checkout_not_open: 409,
+  checkout_changed: 409,
   checkout_busy: 409,
+  payment_link_inactive: 409,
+  payment_link_expired: 409,
+  payment_link_used_up: 409,
   payment_state_conflict: 409,
   webhook_endpoint_disabled: 409,
   payload_too_large: 413,

@@ -20,7 +20,7 @@ header nav{display:flex;flex-wrap:wrap;gap:.25rem .75rem;flex:1}
 header nav a{color:var(--ink);text-decoration:none;padding:.2rem .1rem;border-bottom:2px solid transparent}
 header nav a.current{border-bottom-color:var(--accent);font-weight:600}
 main{max-width:72rem;margin:0 auto;padding:1rem}
-h1{font-size:1.35rem;margin:.2rem 0 1rem}
+h1{font-size:1.35rem;margin:.2rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.05rem;margin:0 0 .6rem}
 .card{background:#fff;border:1px solid var(--line);border-radius:10px;padding:1rem;margin:0 0 1rem;overflow-x:auto}
 .env{border-radius:999px;padding:.1rem .6rem;font-size:.8rem;font-weight:600}
@@ -33,9 +33,9 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em}
 a{color:var(--accent)}
 .status{display:inline-block;border-radius:4px;padding:0 .35rem;font-size:.8rem;font-weight:600;background:#eef0f5}
-.s-succeeded,.s-matched,.s-enabled,.s-active,.s-processed,.s-ok{background:#e6f4ea;color:var(--ok)}
+.s-succeeded,.s-matched,.s-enabled,.s-active,.s-processed,.s-ok,.s-completed{background:#e6f4ea;color:var(--ok)}
 .s-failed,.s-reversed,.s-revoked,.s-disabled,.s-discrepancies,.s-bad{background:#fdecea;color:var(--bad)}
-.s-pending,.s-processing,.s-received,.s-rolled,.s-issued,.s-started{background:#fff4d6;color:var(--warn)}
+.s-pending,.s-processing,.s-received,.s-rolled,.s-issued,.s-started,.s-open{background:#fff4d6;color:var(--warn)}
 form.inline{display:inline}
 form.filters{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
 label{display:flex;flex-direction:column;gap:.15rem;font-size:.8rem;color:var(--muted)}
@@ -55,7 +55,9 @@ ol.timeline{list-style:none;margin:0;padding:0}
 ol.timeline>li{border-left:3px solid var(--line);padding:.2rem 0 .8rem .8rem;margin-left:.3rem}
 ol.timeline>li.k-event{border-left-color:#9db0f0}
 ol.timeline>li.k-notification{border-left-color:#f0d48a}
-ol.timeline>li.k-refund{border-left-color:#e7b4ae}
+ol.timeline>li.k-refund,ol.timeline>li.k-payment_closed,ol.timeline>li.k-expired{border-left-color:#e7b4ae}
+ol.timeline>li.k-selection{border-left-color:#f0d48a}
+ol.timeline>li.k-completed{border-left-color:#a6d8b5}
 .when{color:var(--muted);font-size:.8rem}
 ul.deliveries{margin:.3rem 0 0;padding-left:1.1rem}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f8fb;border:1px solid var(--line);border-radius:6px;padding:.4rem;margin:.25rem 0;max-height:12rem;overflow:auto;font-size:.8rem}
@@ -63,6 +65,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f8fb;border:1px so
 .pager{margin-top:.8rem}
 .login{max-width:26rem;margin:4rem auto}
 .login form{display:flex;flex-direction:column;gap:.8rem}
+@media (max-width:40rem){main{padding:.5rem}.card{padding:.6rem}th,td{padding:.3rem}dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.4rem}}
 `.trim();
 
 const STYLE_ELEMENT = trusted(`<style>${STYLE}</style>`);
@@ -93,10 +96,11 @@ export const DASHBOARD_HEADERS: Readonly<Record<string, string>> = {
   'X-Robots-Tag': 'noindex, nofollow',
 };
 
-export type Screen = 'payments' | 'webhooks' | 'keys' | 'balance' | 'settlements' | 'reconciliation';
+export type Screen = 'payments' | 'checkouts' | 'webhooks' | 'keys' | 'balance' | 'settlements' | 'reconciliation';
 
 const NAV: readonly { screen: Screen; href: string; label: string }[] = [
   { screen: 'payments', href: '/dashboard/payments', label: 'Payments' },
+  { screen: 'checkouts', href: '/dashboard/checkouts', label: 'Checkouts' },
   { screen: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
   { screen: 'keys', href: '/dashboard/keys', label: 'API keys' },
   { screen: 'balance', href: '/dashboard/balance', label: 'Balance' },

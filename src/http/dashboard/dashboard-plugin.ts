@@ -5,6 +5,7 @@ import type { Store } from '../../db/store.ts';
 import { isStoreUnavailable } from '../../db/db-errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { ExpireDeps } from '../../modules/checkouts/index.ts';
 import type { DashboardSession, DashboardSessions } from '../../modules/merchants/dashboard-sessions.ts';
 import type { RateLimiter } from '../../modules/rate-limits/rate-limiter.ts';
 import type { ReconcileDeps } from '../../modules/reconciliation/reconcile.ts';
@@ -41,6 +42,7 @@ export interface DashboardDeps {
   connectors: ConnectorRegistry;
   refund: RefundDeps;
   reconcile: ReconcileDeps;
+  expireCheckout: ExpireDeps;
   rateLimiter?: RateLimiter;
 }
 
@@ -76,6 +78,7 @@ export const openRoute = () => ({ config: { public: true, dashboardPublic: true 
 const NOTICES: Readonly<Record<string, Exclude<Notice, undefined>>> = {
   refund: { kind: 'ok', text: 'Refund requested. It shows in the timeline; the provider finishes it.' },
   redelivered: { kind: 'ok', text: 'Redelivery scheduled: new deliveries are in the timeline.' },
+  checkout_expired: { kind: 'ok', text: 'Checkout expired. Its pending payment, if any, is canceled.' },
   key_revoked: { kind: 'ok', text: 'Key revoked. It no longer works, here or in the API.' },
   signed_out: { kind: 'ok', text: 'Signed out.' },
   session_ended: {

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { createDashboardSessions } from '../../modules/merchants/dashboard-sessions.ts';
 import { type DashboardDeps, installDashboardPlumbing, type ScreenDeps } from './dashboard-plugin.ts';
 import { registerBalanceScreen } from './screens/balance.screen.ts';
+import { registerCheckoutDetailScreen } from './screens/checkout-detail.screen.ts';
+import { registerCheckoutListScreen } from './screens/checkout-list.screen.ts';
 import { registerKeysScreen } from './screens/keys.screen.ts';
 import { registerPaymentDetailScreen } from './screens/payment-detail.screen.ts';
 import { registerPaymentListScreen } from './screens/payment-list.screen.ts';
@@ -19,6 +21,8 @@ const SCREENS: readonly ((dashboard: FastifyInstance, deps: ScreenDeps) => void)
   registerSignInScreen,
   registerPaymentListScreen,
   registerPaymentDetailScreen,
+  registerCheckoutListScreen,
+  registerCheckoutDetailScreen,
   registerWebhooksScreen,
   registerKeysScreen,
   registerBalanceScreen,

@@ -53,16 +53,18 @@ export function safeHref(url: string, kind: 'web' | 'app'): string | undefined {
 /**
  * A whole page of ours: never indexed, its referrer policy chosen per page (the payer page sends
  * none: its URL is a capability; the dashboard's own forms need `same-origin` for their Origin
- * check), the page's hashed style and anything else its head needs.
+ * check), the page's hashed style and anything else its head needs. `lang` is the BCP 47 tag of
+ * the page's language (`htmlLang` of http/pages/locale.ts for the payer pages), English if absent.
  */
 export function htmlDocument(o: {
   title: string;
+  lang?: string;
   referrer: 'no-referrer' | 'same-origin';
   head: SafeHtml | string;
   body: SafeHtml;
 }): string {
   return html`<!doctype html>
-    <html lang="en">
+    <html lang="${o.lang ?? 'en'}">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />

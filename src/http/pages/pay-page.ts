@@ -1,9 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Instructions } from '../../connectors/core/connector.ts';
-import { formatHumanAmount } from '../../lib/money-display.ts';
 import type { PayerPayment } from '../../modules/payments/payment-query-repo.ts';
 import { isFinalForPayer, type PayerState } from '../../modules/payments/payer-status.ts';
 import { html, htmlDocument, safeHref, type SafeHtml, trusted } from './html.ts';
+import {
+  formatAmount,
+  formatDateTime,
+  htmlLang,
+  type Locale,
+  LOCALE_SWITCH_STYLE,
+  localeHeaders,
+  localeSwitch,
+} from './locale.ts';
+import { PAY_PAGE_MESSAGES, type PayPageMessages } from './pay-page-messages.ts';
 
 /**
  * The hosted payer page (`GET /pay/{id}`): server-rendered HTML that carries everything essential
@@ -15,6 +24,10 @@ import { html, htmlDocument, safeHref, type SafeHtml, trusted } from './html.ts'
  * third-party request is ever made (the QR code is rendered on the server as inline SVG); the
  * page shows only what the payer needs (no e-mail, metadata, reference or callback URL), and
  * `Referrer-Policy: no-referrer` keeps the page's URL (the capability) out of other sites' logs.
+ *
+ * Language: English or Indonesian, chosen per request by the route (`chooseLocale`); every word
+ * comes from `PAY_PAGE_MESSAGES`, amounts and times from `locale.ts`. The script is the same
+ * bytes in every language (its CSP hash): its few words arrive in `data-text-*` attributes.
  */
 
 /** Polling cadence of the page script: brisk at first, then slower for a payer who left the tab open. */
@@ -22,9 +35,10 @@ const POLL_FAST_MS = 5_000;
 const POLL_SLOW_MS = 30_000;
 const POLL_FAST_FOR_MS = 10 * 60_000;
 /** Without JavaScript, a non-final page reloads itself this often. */
-const NO_SCRIPT_REFRESH_SECONDS = 30;
+export const NO_SCRIPT_REFRESH_SECONDS = 30;
 
-const STYLE = `
+/** The payer pages' stylesheet (the checkout page adds its own rules after it). */
+export const PAYER_STYLE = `
 :root{color-scheme:light;--ink:#1a1f36;--muted:#5e6577;--line:#e3e6ee;--accent:#2546d0;--ok:#137a3a;--bad:#b42318;--warn:#8a5a00}
 *{box-sizing:border-box}
 body{margin:0;background:#f4f6fb;color:var(--ink);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
@@ -55,14 +69,17 @@ ul.outlets{margin:0;padding-left:1.1rem}
 .expiry{margin:0}
 #countdown{display:block;font-weight:600}
 .foot{color:var(--muted);font-size:.8rem;text-align:center;overflow-wrap:anywhere}
+${LOCALE_SWITCH_STYLE}
 `.trim();
 
 /*
  * Plain ES5-era browser script (no build step, no dependencies). It reads its inputs from data
- * attributes of <main> (escaped like any attribute), writes only with textContent, and reloads
+ * attributes of <main> (escaped like any attribute), including its words in the page's language,
+ * writes only with textContent, localises the expiry time with the page's own `lang`, and reloads
  * the page when the server's view of the payment changes, so there is one renderer: the server.
+ * The checkout page runs the same text (same hash), with the same data attributes.
  */
-const SCRIPT = `
+export const PAYER_SCRIPT = `
 (function () {
   'use strict';
   var root = document.getElementById('pay');
@@ -71,26 +88,30 @@ const SCRIPT = `
   var state = root.getAttribute('data-state');
   var final = root.getAttribute('data-final') === 'true';
   var expiresAt = Date.parse(root.getAttribute('data-expires-at') || '');
+  var lang = document.documentElement.lang || undefined;
+  var textTimeLeft = root.getAttribute('data-text-time-left') || '';
+  var textTimeUp = root.getAttribute('data-text-time-up') || '';
+  var textCopied = root.getAttribute('data-text-copied') || '';
   var startedAt = Date.now();
   var countdown = document.getElementById('countdown');
   var expiresText = document.getElementById('expires-text');
   if (expiresText && !isNaN(expiresAt)) {
-    expiresText.textContent = new Date(expiresAt).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+    expiresText.textContent = new Date(expiresAt).toLocaleString(lang, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
   }
   function pad(n) { return n < 10 ? '0' + n : String(n); }
   function tick() {
     if (!countdown || isNaN(expiresAt)) return;
     var s = Math.floor((expiresAt - Date.now()) / 1000);
-    if (s <= 0) { countdown.textContent = 'Time is up'; poll(); return; }
+    if (s <= 0) { countdown.textContent = textTimeUp; poll(); return; }
     var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
-    countdown.textContent = 'Time left: ' + (h > 0 ? h + ':' + pad(m) : String(m)) + ':' + pad(sec);
+    countdown.textContent = textTimeLeft + ': ' + (h > 0 ? h + ':' + pad(m) : String(m)) + ':' + pad(sec);
   }
   var buttons = document.querySelectorAll('button.copy');
   Array.prototype.forEach.call(buttons, function (b) {
     b.hidden = false;
     b.addEventListener('click', function () {
       var value = b.getAttribute('data-copy') || '';
-      if (navigator.clipboard) navigator.clipboard.writeText(value).then(function () { b.textContent = 'Copied'; });
+      if (navigator.clipboard) navigator.clipboard.writeText(value).then(function () { b.textContent = textCopied; });
     });
   });
   var inflight = false;
@@ -119,16 +140,16 @@ const SCRIPT = `
 
 // Whole elements, built here rather than in a template, so that formatting the templates can never
 // add a byte inside them: the CSP allows exactly these texts by hash.
-const STYLE_ELEMENT = trusted(`<style>${STYLE}</style>`);
-const SCRIPT_ELEMENT = trusted(`<script>${SCRIPT}</script>`);
+const STYLE_ELEMENT = trusted(`<style>${PAYER_STYLE}</style>`);
+const SCRIPT_ELEMENT = trusted(`<script>${PAYER_SCRIPT}</script>`);
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /** Nothing loads but this page's own script and style (by hash) and polls to its own origin. */
 export const PAY_PAGE_CSP = [
   "default-src 'none'",
-  `script-src ${sha256(SCRIPT)}`,
-  `style-src ${sha256(STYLE)}`,
+  `script-src ${sha256(PAYER_SCRIPT)}`,
+  `style-src ${sha256(PAYER_STYLE)}`,
   "connect-src 'self'",
   "img-src 'none'",
   "base-uri 'none'",
@@ -137,8 +158,8 @@ export const PAY_PAGE_CSP = [
   "require-trusted-types-for 'script'",
 ].join('; ');
 
-/** Headers of every payer page answer (found or not). */
-export const PAY_PAGE_HEADERS: Readonly<Record<string, string>> = {
+/** Headers of every payer page answer (found or not), whatever its language; see `payPageHeaders`. */
+export const PAYER_PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy': PAY_PAGE_CSP,
   'Referrer-Policy': 'no-referrer',
@@ -149,38 +170,10 @@ export const PAY_PAGE_HEADERS: Readonly<Record<string, string>> = {
   'X-Robots-Tag': 'noindex, nofollow',
 };
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** "21 Nov 2026, 22:14 UTC": unambiguous without knowing the payer's time zone (the script localises it). */
-export function formatUtc(d: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
+/** Headers of a pay page answer in `locale` (`PAYER_PAGE_HEADERS` plus the language's). */
+export function payPageHeaders(locale: Locale): Readonly<Record<string, string>> {
+  return { ...PAYER_PAGE_HEADERS, ...localeHeaders(locale) };
 }
-
-const STATE_TEXT: Record<PayerState, { title: string; detail: (merchant: string) => string }> = {
-  preparing: {
-    title: 'Preparing your payment instructions',
-    detail: () => 'This takes a few seconds. This page updates by itself.',
-  },
-  payable: {
-    title: 'Waiting for your payment',
-    detail: () => 'Follow the instructions below. This page updates when the payment arrives.',
-  },
-  expired: {
-    title: 'This payment has expired',
-    detail: (m) => `Do not pay these instructions any more. Ask ${m} for a new payment.`,
-  },
-  succeeded: {
-    title: 'Payment received',
-    detail: (m) => `Thank you. Your payment to ${m} is complete; you can close this page.`,
-  },
-  failed: { title: 'This payment could not be completed', detail: (m) => `Do not pay. Contact ${m} if you need help.` },
-  canceled: { title: 'This payment was canceled', detail: (m) => `${m} canceled this payment. Do not pay.` },
-  reversed: {
-    title: 'This payment was reversed',
-    detail: (m) => `The payment was returned by the provider. Contact ${m} if you have questions.`,
-  },
-};
 
 export interface PayPageInput {
   payment: PayerPayment;
@@ -188,102 +181,133 @@ export interface PayPageInput {
   now: Date;
   /** The e-wallet QR code, rendered by the route (async) before the page. */
   qr: SafeHtml | undefined;
+  locale: Locale;
 }
 
-function copyButton(value: string): SafeHtml {
+function copyButton(value: string, t: PayPageMessages): SafeHtml {
   // Hidden until the script shows it: without JavaScript there is nothing to click.
-  return html`<button type="button" class="copy" data-copy="${value}" hidden>Copy</button>`;
+  return html`<button type="button" class="copy" data-copy="${value}" hidden>${t.copy}</button>`;
 }
 
-function instructionsSection(p: PayerPayment, instructions: Instructions, amount: string, qr: SafeHtml | undefined): SafeHtml {
+function steps(items: string[]): SafeHtml {
+  return html`<ol>
+    ${items.map((item) => html`<li>${item}</li>`)}
+  </ol>`;
+}
+
+/** The instructions card of a payable payment, in the language of `t` (shared with the checkout page). */
+export function instructionsSection(
+  p: PayerPayment,
+  instructions: Instructions,
+  amount: string,
+  qr: SafeHtml | undefined,
+  t: PayPageMessages,
+): SafeHtml {
   switch (instructions.type) {
     case 'virtual_account':
       return html`<section class="card" id="instructions" data-channel="bank">
-        <h2>Transfer to this virtual account</h2>
+        <h2>${t.bank.title}</h2>
         <dl>
-          <dt>Bank</dt>
+          <dt>${t.bank.bank}</dt>
           <dd id="bank-name">${instructions.bank_name} (${instructions.bank_code})</dd>
-          <dt>Account number</dt>
+          <dt>${t.bank.accountNumber}</dt>
           <dd>
-            <span class="big" id="account-number">${instructions.account_number}</span>${copyButton(instructions.account_number)}
+            <span class="big" id="account-number">${instructions.account_number}</span>${copyButton(
+              instructions.account_number,
+              t,
+            )}
           </dd>
-          <dt>Account name</dt>
+          <dt>${t.bank.accountName}</dt>
           <dd id="account-holder">${instructions.account_holder_name}</dd>
-          <dt>Amount</dt>
-          <dd><strong>${amount}</strong> (exactly)</dd>
+          <dt>${t.amount}</dt>
+          <dd><strong>${amount}</strong> ${t.exactly}</dd>
         </dl>
-        <ol>
-          <li>Open your ${instructions.bank_name} app, internet banking or an ATM.</li>
-          <li>Choose a transfer to a virtual account and enter the account number above.</li>
-          <li>Check that the account name is ${instructions.account_holder_name} and pay exactly ${amount}.</li>
-        </ol>
+        ${steps(t.bank.steps({ bank: instructions.bank_name, holder: instructions.account_holder_name, amount }))}
       </section>`;
     case 'ewallet': {
       const checkout = safeHref(instructions.checkout_url, 'web');
       const deepLink = safeHref(instructions.deep_link, 'app');
+      const provider = instructions.provider_name;
       return html`<section class="card" id="instructions" data-channel="ewallet">
-        <h2>Pay with ${instructions.provider_name}</h2>
+        <h2>${t.ewallet.title(provider)}</h2>
         ${qr === undefined ? '' : html`<div class="qr" id="qr">${qr}</div>`}
-        ${qr === undefined ? '' : html`<p>Scan this code with the ${instructions.provider_name} app, or use a button below.</p>`}
-        ${checkout === undefined ? '' : html`<a class="button" id="checkout-link" href="${checkout}" rel="noopener noreferrer">Pay ${amount} with ${instructions.provider_name}</a>`}
-        ${deepLink === undefined ? '' : html`<a class="secondary" id="deep-link" href="${deepLink}" rel="noopener noreferrer">Open the ${instructions.provider_name} app</a>`}
+        ${qr === undefined ? '' : html`<p>${t.ewallet.scan(provider)}</p>`}
+        ${
+          checkout === undefined
+            ? ''
+            : html`<a class="button" id="checkout-link" href="${checkout}" rel="noopener noreferrer"
+                >${t.ewallet.payWith(amount, provider)}</a
+              >`
+        }
+        ${
+          deepLink === undefined
+            ? ''
+            : html`<a class="secondary" id="deep-link" href="${deepLink}" rel="noopener noreferrer"
+                >${t.ewallet.openApp(provider)}</a
+              >`
+        }
       </section>`;
     }
     case 'counter':
       return html`<section class="card" id="instructions" data-channel="counter">
-        <h2>Pay in cash at ${instructions.partner_name}</h2>
+        <h2>${t.counter.title(instructions.partner_name)}</h2>
         <dl>
-          <dt>Payment code</dt>
-          <dd><span class="big" id="payment-code">${instructions.payment_code}</span>${copyButton(instructions.payment_code)}</dd>
-          <dt>Amount</dt>
-          <dd><strong>${amount}</strong> (exactly)</dd>
-          <dt>Pay at</dt>
+          <dt>${t.counter.paymentCode}</dt>
+          <dd>
+            <span class="big" id="payment-code">${instructions.payment_code}</span>${copyButton(instructions.payment_code, t)}
+          </dd>
+          <dt>${t.amount}</dt>
+          <dd><strong>${amount}</strong> ${t.exactly}</dd>
+          <dt>${t.counter.payAt}</dt>
           <dd>
             <ul class="outlets" id="outlets">
               ${instructions.outlets.map((o) => html`<li>${o}</li>`)}
             </ul>
           </dd>
         </dl>
-        <ol>
-          <li>Go to any of the outlets above before the time below.</li>
-          <li>At the cashier, ask to pay a payment code for ${p.merchantName} (${instructions.partner_name}).</li>
-          <li>Show or read out the payment code and pay exactly ${amount}. Keep the receipt.</li>
-        </ol>
+        ${steps(t.counter.steps({ merchant: p.merchantName, partner: instructions.partner_name, amount }))}
       </section>`;
   }
 }
 
-function layout(title: string, head: SafeHtml | string, body: SafeHtml): string {
-  return htmlDocument({ title, referrer: 'no-referrer', head: html`${STYLE_ELEMENT} ${head}`, body });
+function layout(locale: Locale, title: string, head: SafeHtml | string, body: SafeHtml): string {
+  return htmlDocument({ title, lang: htmlLang(locale), referrer: 'no-referrer', head: html`${STYLE_ELEMENT} ${head}`, body });
 }
 
-export function renderPayPage({ payment: p, state, now, qr }: PayPageInput): string {
-  const amount = formatHumanAmount(p.amountMinor, p.currency);
+export function renderPayPage({ payment: p, state, now, qr, locale }: PayPageInput): string {
+  const t = PAY_PAGE_MESSAGES[locale];
+  const amount = formatAmount(p.amountMinor, p.currency, locale);
   const final = isFinalForPayer(state);
-  const text = STATE_TEXT[state];
-  const instructions = state === 'payable' && p.instructions !== null ? instructionsSection(p, p.instructions, amount, qr) : '';
+  const text = t.states[state];
+  const instructions =
+    state === 'payable' && p.instructions !== null ? instructionsSection(p, p.instructions, amount, qr, t) : '';
   const expiry =
     state === 'payable'
       ? html`<section class="card">
           <p class="expiry">
-            Pay before
+            ${t.payBefore}
             <time id="expires-at" datetime="${p.expiresAt.toISOString()}"
-              ><span id="expires-text">${formatUtc(p.expiresAt)}</span></time
+              ><span id="expires-text">${formatDateTime(p.expiresAt, locale)}</span></time
             ><span id="countdown"></span>
           </p>
         </section>`
       : '';
   const head = final ? '' : html`<noscript><meta http-equiv="refresh" content="${NO_SCRIPT_REFRESH_SECONDS}" /></noscript>`;
+  const checkedAt = html`<time id="checked-at" datetime="${now.toISOString()}">${formatDateTime(now, locale)}</time>`;
   const body = html`<main
       id="pay"
       data-status-url="/pay/${p.id}/status"
       data-state="${state}"
       data-final="${final ? 'true' : 'false'}"
       data-expires-at="${p.expiresAt.toISOString()}"
+      data-text-time-left="${t.timeLeft}"
+      data-text-time-up="${t.timeUp}"
+      data-text-copied="${t.copied}"
     >
-      ${p.environment === 'sandbox' ? html`<p class="sandbox" id="sandbox-banner">Sandbox payment: no real money moves.</p>` : ''}
+      ${localeSwitch(locale, (l) => `/pay/${encodeURIComponent(p.id)}?lang=${l}`)}
+      ${p.environment === 'sandbox' ? html`<p class="sandbox" id="sandbox-banner">${t.sandboxBanner}</p>` : ''}
       <section class="card">
-        <p class="merchant">Pay to <strong id="merchant-name">${p.merchantName}</strong></p>
+        <p class="merchant">${t.payTo(html`<strong id="merchant-name">${p.merchantName}</strong>`)}</p>
         <p class="amount" id="amount">${amount}</p>
         ${p.description === null ? '' : html`<p class="description" id="description">${p.description}</p>`}
       </section>
@@ -293,24 +317,30 @@ export function renderPayPage({ payment: p, state, now, qr }: PayPageInput): str
       </section>
       ${instructions} ${expiry}
       <p class="foot">
-        Status as of
-        <time id="checked-at" datetime="${now.toISOString()}">${formatUtc(now)}</time
-        >${final ? '' : html`<noscript>; this page reloads every ${NO_SCRIPT_REFRESH_SECONDS} seconds</noscript>`}.<br />Payment
-        ${p.id}
+        ${t.statusAsOf(checkedAt)}${
+          final ? '' : html`<noscript>${t.reloadsEvery(NO_SCRIPT_REFRESH_SECONDS)}</noscript>`
+        }.<br />${t.payment(p.id)}
       </p>
     </main>
     ${SCRIPT_ELEMENT}`;
-  return layout(`${text.title} · ${p.merchantName}`, head, body);
+  return layout(locale, `${text.title} · ${p.merchantName}`, head, body);
 }
 
-export function renderNotFoundPage(): string {
+/**
+ * The answer to an unknown or malformed id. Its switch links are relative (`?lang=…`): they keep
+ * the requested path without the page ever echoing the id it was given.
+ */
+export function renderNotFoundPage(locale: Locale = 'en'): string {
+  const t = PAY_PAGE_MESSAGES[locale].notFound;
   return layout(
-    'Payment not found',
+    locale,
+    t.title,
     '',
     html`<main>
+      ${localeSwitch(locale, (l) => `?lang=${l}`)}
       <section class="card status state-failed">
-        <h1>Payment not found</h1>
-        <p>Check the link you were given, or ask the merchant for a new one.</p>
+        <h1>${t.title}</h1>
+        <p>${t.detail}</p>
       </section>
     </main>`,
   );

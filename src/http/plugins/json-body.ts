@@ -5,13 +5,13 @@ import { topLevelNumberLexemes } from '../../lib/json-lexeme.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Source text of top-level JSON numbers we need exactly (the amount). */
+    /** Source text of top-level JSON numbers we need exactly (the amounts). */
     numberLexemes: Map<string, string> | null;
   }
 }
 
 /** Top-level keys whose numbers are money: their exact text is kept for the money parser. */
-const EXACT_NUMBER_KEYS: ReadonlySet<string> = new Set(['amount']);
+const EXACT_NUMBER_KEYS: ReadonlySet<string> = new Set(['amount', 'amount_min', 'amount_max']);
 
 /**
  * The only body parser: `application/json` (any charset parameter), read as text up to the body

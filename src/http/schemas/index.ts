@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CheckoutListSchema, CheckoutSchema } from './checkout.schema.ts';
 import { ErrorBodySchema } from './error.schema.ts';
+import { PaymentLinkListSchema, PaymentLinkSchema } from './payment-link.schema.ts';
 import { PaymentListSchema } from './payment-list.schema.ts';
 import { PaymentMethodListSchema, PaymentMethodSchema } from './payment-method.schema.ts';
 import { PaymentSchema } from './payment.schema.ts';
@@ -29,6 +30,8 @@ export function addSharedSchemas(app: FastifyInstance): void {
     ReconciliationLineListSchema,
     CheckoutSchema,
     CheckoutListSchema,
+    PaymentLinkSchema,
+    PaymentLinkListSchema,
   ]) {
     app.addSchema(schema);
   }

@@ -185,9 +185,10 @@ export async function checkoutIdOfPayment(q: Queryable, paymentId: string): Prom
  */
 export async function takeSelectLease(
   tx: Queryable,
-  w: { checkoutId: string; token: string; leasedUntil: Date; paymentId: string; now: Date },
+  w: { checkoutId: string; token: string; leasedUntil: Date; paymentId: string; now: Date; expectedVersion: number | undefined },
 ): Promise<
   | { kind: 'leased'; checkout: Checkout; previousPaymentId: string | null }
+  | { kind: 'changed'; version: number }
   | { kind: 'not_open'; checkout: Checkout }
   | { kind: 'busy'; retryAfterSeconds: number }
   | { kind: 'not_found' }
@@ -200,6 +201,8 @@ export async function takeSelectLease(
   if (row === undefined) return { kind: 'not_found' };
   const checkout = checkoutFromRow(row);
   if (checkout.status !== 'open' || checkout.expiresAt <= w.now) return { kind: 'not_open', checkout };
+  if (w.expectedVersion !== undefined && checkout.version !== w.expectedVersion)
+    return { kind: 'changed', version: checkout.version };
   if (row.select_leased_until !== null && row.select_leased_until > w.now) {
     return {
       kind: 'busy',
@@ -223,6 +226,15 @@ export async function takeSelectLease(
     w.now,
   ]);
   return { kind: 'leased', checkout, previousPaymentId: last?.payment_id ?? null };
+}
+
+/** Whether a selection holds the checkout now (the hosted page then says it is preparing). */
+export async function selectionInProgress(q: Queryable, checkoutId: string, now: Date): Promise<boolean> {
+  const rows = await q.query<{ busy: boolean }>(
+    'SELECT select_leased_until IS NOT NULL AND select_leased_until > $2 AS busy FROM checkouts WHERE id = $1',
+    [checkoutId, now],
+  );
+  return rows[0]?.busy === true;
 }
 
 /** Ends a selection: the new current payment, fenced by our lease and `open`. False: we lost it. */

@@ -39,10 +39,12 @@ export async function createCheckout(
   principal: Principal,
   input: CreateCheckoutInput,
   idempotencyKey: string | undefined,
+  /** `id`: chosen by the caller, who recorded it first (a payment link's visit, docs/checkout.md section 8). */
+  options: { id?: string } = {},
 ): Promise<KeyedResult> {
   const keyDeps = { store: deps.store, clock: deps.clock, leaseMs: deps.idempotencyLeaseMs, ttlMs: deps.idempotencyTtlMs };
   const now = deps.clock.now();
-  const id = newId('checkout', now.getTime());
+  const id = options.id ?? newId('checkout', now.getTime());
   const op = keyedOperation(principal, CREATE_CHECKOUT_OPERATION, idempotencyKey, input, id);
   let decision = op === undefined ? undefined : await existingKeyDecision(keyDeps, op);
   if (decision?.kind === 'answer') return decision.result;

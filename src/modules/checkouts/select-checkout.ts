@@ -17,8 +17,15 @@ export interface SelectDeps {
   selectLeaseMs: number;
 }
 
+/**
+ * Who may select: the merchant's own UI with the checkout's client secret (the API), or the hosted
+ * page, where the unguessable id is the capability and the version the page was rendered from is a
+ * condition (a stale form — a second tab, a double click — selects nothing).
+ */
+export type SelectAuthority = { kind: 'client_secret'; secret: string } | { kind: 'page'; renderedVersion: number };
+
 export interface SelectInput {
-  clientSecret: string;
+  authority: SelectAuthority;
   channel: Channel;
   instrument: string | null;
 }
@@ -51,7 +58,7 @@ export async function selectCheckoutMethod(deps: SelectDeps, checkoutId: string,
   const store = deps.createPayment.store;
   const found = await findCheckoutForPayer(store, checkoutId);
   if (found === undefined) return fail('resource_not_found', 'No such checkout.');
-  if (!secretMatches(found, input.clientSecret))
+  if (input.authority.kind === 'client_secret' && !secretMatches(found, input.authority.secret))
     return fail('client_secret_invalid', 'The client_secret does not match this checkout.');
   if (found.status !== 'open' || found.expiresAt <= clock.now()) return notOpen(found);
   if (!found.channels.includes(input.channel)) {
@@ -69,10 +76,19 @@ export async function selectCheckoutMethod(deps: SelectDeps, checkoutId: string,
   const token = randomToken(12);
   const paymentId = newId('payment', now.getTime());
   const lease = await store.transaction((tx) =>
-    takeSelectLease(tx, { checkoutId, token, leasedUntil: new Date(now.getTime() + deps.selectLeaseMs), paymentId, now }),
+    takeSelectLease(tx, {
+      checkoutId,
+      token,
+      leasedUntil: new Date(now.getTime() + deps.selectLeaseMs),
+      paymentId,
+      now,
+      expectedVersion: input.authority.kind === 'page' ? input.authority.renderedVersion : undefined,
+    }),
   );
   if (lease.kind === 'not_found') return fail('resource_not_found', 'No such checkout.');
   if (lease.kind === 'not_open') return notOpen(lease.checkout);
+  if (lease.kind === 'changed')
+    return fail('checkout_changed', 'The checkout changed since the page was shown.', [{ version: lease.version }]);
   if (lease.kind === 'busy')
     return fail('checkout_busy', 'Another selection on this checkout is running.', [], lease.retryAfterSeconds);
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
+import { checkoutIdsOfPayments } from '../../../modules/checkouts/index.ts';
 import { paymentTimeline } from '../../../modules/timeline/payment-timeline.ts';
 import { createRefund } from '../../../modules/refunds/create-refund.ts';
 import { REFUND_REASONS, REFUND_SOURCES, type RefundReason, type RefundSource } from '../../../modules/refunds/refund-types.ts';
@@ -32,11 +33,13 @@ export function registerPaymentDetailScreen(dashboard: FastifyInstance, deps: Sc
     const { merchantId, environment } = scope;
     const timeline = isIdOf('payment', id) ? await paymentTimeline(deps.store, merchantId, environment, id) : undefined;
     if (timeline === undefined) throw new DashboardError(404, 'No such payment.');
+    const checkoutOf = await checkoutIdsOfPayments(deps.store, merchantId, environment, [id]);
     return send(
       reply,
       statusCode,
       paymentPage(frame('payments'), timeline, {
         publicBaseUrl: deps.publicBaseUrl,
+        checkoutId: checkoutOf.get(id),
         refundIdempotencyKey: newFormKey(),
         notice,
       }),

@@ -21,7 +21,8 @@ function deliveryTarget(d: DeliveryRecord): SafeHtml {
     : html`endpoint <code>${d.endpointId}</code>${d.attempts[0] === undefined ? '' : html` <code>${d.attempts[0].url}</code>`}`;
 }
 
-function deliveryItem(d: DeliveryRecord): SafeHtml {
+/** One webhook delivery of an event with its HTTP attempts (the payment and checkout timelines). */
+export function deliveryItem(d: DeliveryRecord): SafeHtml {
   return html`<li class="delivery" data-delivery-id="${d.id}">
     ${deliveryTarget(d)} · ${d.trigger} · ${status(d.status)}${d.failureReason === null ? '' : html` (${d.failureReason})`} ·
     ${d.attemptCount}
@@ -129,7 +130,7 @@ function timelineItem(frame: Frame, payment: Payment, e: TimelineEntry): SafeHtm
 export function paymentPage(
   frame: Frame,
   t: PaymentTimeline,
-  options: { publicBaseUrl: string; refundIdempotencyKey: string; notice: Notice },
+  options: { publicBaseUrl: string; checkoutId: string | undefined; refundIdempotencyKey: string; notice: Notice },
 ): string {
   const p = t.payment;
   const payUrl = safeHref(`${options.publicBaseUrl}/pay/${p.id}`, 'web');
@@ -156,6 +157,14 @@ export function paymentPage(
               ? ''
               : html`<dt>Description</dt>
                   <dd>${p.description}</dd>`
+          }
+          ${
+            options.checkoutId === undefined
+              ? ''
+              : html`<dt>Checkout</dt>
+                  <dd id="payment-checkout">
+                    <a class="mono" href="/dashboard/checkouts/${options.checkoutId}">${options.checkoutId}</a>
+                  </dd>`
           }
           <dt>Channel</dt>
           <dd>

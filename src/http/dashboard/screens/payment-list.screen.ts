@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { isIdOf } from '../../../lib/ids.ts';
+import { checkoutIdsOfPayments } from '../../../modules/checkouts/index.ts';
 import { listPayments, type PaymentListFilter } from '../../../modules/payments/payment-query-repo.ts';
 import { findPayment } from '../../../modules/payments/payment-repo.ts';
 import { PAYMENT_STATUSES, type PaymentStatus } from '../../../modules/payments/payment-states.ts';
@@ -44,7 +45,7 @@ export function registerPaymentListScreen(dashboard: FastifyInstance, deps: Scre
     if (search !== undefined && isIdOf('payment', search)) {
       const found = await findPayment(deps.store, merchantId, environment, search);
       if (found !== undefined) return redirect(reply, `/dashboard/payments/${found.id}`);
-      const list = { payments: [], hasMore: false, filters: { q: search } };
+      const list = { payments: [], checkoutOf: new Map<string, string>(), hasMore: false, filters: { q: search } };
       return send(reply, 200, paymentsPage(frame('payments'), list, undefined));
     }
     const { filters, filter, problems } = readFilters(query);
@@ -60,10 +61,17 @@ export function registerPaymentListScreen(dashboard: FastifyInstance, deps: Scre
           r.ok ? r : { ok: true as const, payments: [], hasMore: false },
         );
     const notice: Notice = problems.length > 0 ? { kind: 'bad', text: problems.join(' ') } : noticeOf(request);
+    // The checkout that made each payment of the page, if one did: one query for the page.
+    const checkoutOf = await checkoutIdsOfPayments(
+      deps.store,
+      merchantId,
+      environment,
+      shown.payments.map((p) => p.id),
+    );
     return send(
       reply,
       problems.length > 0 ? 400 : 200,
-      paymentsPage(frame('payments'), { payments: shown.payments, hasMore: shown.hasMore, filters }, notice),
+      paymentsPage(frame('payments'), { payments: shown.payments, checkoutOf, hasMore: shown.hasMore, filters }, notice),
     );
   });
 }
@@ -128,9 +136,12 @@ function nextPageHref(filters: PaymentFilters, startingAfter: string): string {
   return `/dashboard/payments?${params.toString()}`;
 }
 
+const checkoutCell = (checkoutId: string | undefined) =>
+  checkoutId === undefined ? '' : html`<a class="mono checkout-link" href="/dashboard/checkouts/${checkoutId}">${checkoutId}</a>`;
+
 function paymentsPage(
   frame: Frame,
-  list: { payments: Payment[]; hasMore: boolean; filters: PaymentFilters },
+  list: { payments: Payment[]; checkoutOf: ReadonlyMap<string, string>; hasMore: boolean; filters: PaymentFilters },
   notice: Notice,
 ): string {
   const f = list.filters;
@@ -176,6 +187,7 @@ function paymentsPage(
                     <th>Status</th>
                     <th>Channel</th>
                     <th>Created</th>
+                    <th>Checkout</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -188,6 +200,7 @@ function paymentsPage(
                         <td>${status(p.status)}</td>
                         <td>${p.channel ?? p.channelRequested}</td>
                         <td>${when(p.createdAt)}</td>
+                        <td>${checkoutCell(list.checkoutOf.get(p.id))}</td>
                       </tr>`,
                   )}
                 </tbody>

@@ -30,7 +30,7 @@ export function registerSelectCheckout(app: FastifyInstance, deps: RouteDeps): v
     async (request, reply) => {
       if (!isIdOf('checkout', request.params.id)) throw new ApiError('resource_not_found', 'No such checkout.');
       const result = await selectCheckoutMethod(deps.selectCheckout, request.params.id, {
-        clientSecret: request.body.client_secret,
+        authority: { kind: 'client_secret', secret: request.body.client_secret },
         channel: request.body.channel,
         instrument: request.body.instrument ?? null,
       });

@@ -1,0 +1,111 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { CHANNELS, type Channel } from '../../../kernel/index.ts';
+import { httpStatusOf } from '../../../lib/error-catalogue.ts';
+import { isIdOf } from '../../../lib/ids.ts';
+import { selectCheckoutMethod } from '../../../modules/checkouts/index.ts';
+import type { RouteDeps } from '../../route-deps.ts';
+import { localeOf, serveCheckoutPage } from './serve-checkout-page.ts';
+
+/** A payer form is a few short fields; anything larger is not ours. */
+const FORM_BODY_LIMIT_BYTES = 4_096;
+
+/** These refusals mean "the page you chose on is out of date": show the page as it now is. */
+const SHOW_AGAIN = new Set(['checkout_changed', 'checkout_busy', 'checkout_not_open']);
+
+const FormSchema = Type.Object(
+  {
+    method: Type.String({ maxLength: 80, description: '`<channel>:<instrument code>`, e.g. `bank:BCA`.' }),
+    version: Type.String({ pattern: '^[0-9]{1,9}$', description: 'The checkout version the page was rendered from.' }),
+    lang: Type.Optional(Type.String({ maxLength: 8 })),
+  },
+  { additionalProperties: false },
+);
+
+function parseMethod(method: string): { channel: Channel; instrument: string } | undefined {
+  const [channel, instrument] = method.split(':', 2);
+  if (!CHANNELS.includes(channel as Channel) || instrument === undefined || !/^[A-Z0-9_]{1,40}$/.test(instrument))
+    return undefined;
+  return { channel: channel as Channel, instrument };
+}
+
+/**
+ * The payer's choice on the hosted checkout page: an HTML form post (works without JavaScript),
+ * the same selection as `POST /checkout/{id}/select` authorised by the page's capability (the id)
+ * and conditional on the version the page showed; answered post/redirect/get. Forms are parsed in
+ * this scope only: the API stays JSON-only.
+ */
+export function registerSelectOnPage(app: FastifyInstance, deps: RouteDeps): void {
+  void app.register(async (scope) => {
+    // What the page posts, and nothing else (a JSON body here is somebody else's client: 415).
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
+      (_request, body, done) => {
+        const form: Record<string, string> = Object.create(null) as Record<string, string>;
+        for (const [name, value] of new URLSearchParams(body as string)) if (!(name in form)) form[name] = value;
+        done(null, form);
+      },
+    );
+    scope.withTypeProvider<TypeBoxTypeProvider>().post(
+      '/pay/:id/select',
+      {
+        config: { public: true },
+        schema: {
+          operationId: 'selectOnCheckoutPage',
+          tags: ['payer page'],
+          summary: "The payer's choice on the hosted checkout page (HTML form)",
+          description:
+            'The form the hosted checkout page posts (`application/x-www-form-urlencoded`). Selects like `POST /checkout/{id}/select`, authorised by the page (the unguessable `cs_…` id) instead of the client secret, and only if the checkout is still at the `version` the page showed. Answers `303 See Other` to the page; a method that cannot be used answers the page again with the reason. For your own UI use `POST /checkout/{id}/select`.',
+          security: [],
+          consumes: ['application/x-www-form-urlencoded'],
+          produces: ['text/html'],
+          params: Type.Object({ id: Type.String({ description: '`cs_…`' }) }),
+          body: FormSchema,
+          response: {
+            303: Type.Null({ description: 'To the checkout page (`Location`).' }),
+            404: Type.String({ description: 'Unknown checkout (text/html).' }),
+            422: Type.String({ description: 'The method cannot be used: the page again, with the reason (text/html).' }),
+            503: Type.String({ description: 'A provider is unavailable: the page again, with the reason (text/html).' }),
+          },
+        },
+      },
+      async (request, reply) => {
+        const checkoutId = request.params.id;
+        const locale = localeOf(request, request.body.lang);
+        const page = `/pay/${encodeURIComponent(checkoutId)}?lang=${locale}`;
+        const method = parseMethod(request.body.method);
+        if (!isIdOf('checkout', checkoutId)) return serveCheckoutPage(deps, reply, { checkoutId, locale, chooseAgain: true });
+        if (method === undefined) {
+          return serveCheckoutPage(deps, reply, {
+            checkoutId,
+            locale,
+            chooseAgain: true,
+            status: 422,
+            notice: { code: 'channel_not_offered' },
+          });
+        }
+        const result = await selectCheckoutMethod(deps.selectCheckout, checkoutId, {
+          authority: { kind: 'page', renderedVersion: Number(request.body.version) },
+          channel: method.channel,
+          instrument: method.instrument,
+        });
+        if (result.kind === 'response' || SHOW_AGAIN.has(result.code)) {
+          return reply.code(303).header('Location', page).header('Cache-Control', 'no-store').send(null);
+        }
+        if (result.code === 'resource_not_found')
+          return serveCheckoutPage(deps, reply, { checkoutId, locale, chooseAgain: true });
+        const status = httpStatusOf(result.code);
+        return serveCheckoutPage(deps, reply, {
+          checkoutId,
+          locale,
+          chooseAgain: true,
+          status: status >= 500 ? 503 : 422,
+          notice: { code: result.code },
+        });
+      },
+    );
+  });
+}

@@ -1,0 +1,29 @@
+import type { KeyedResult, Principal } from '../../kernel/index.ts';
+import type { PaymentLinkDeps } from './create-payment-link.ts';
+import { deactivatePaymentLink, summariesOfPaymentLinks } from './payment-link-repo.ts';
+import { EMPTY_SUMMARY } from './payment-link-types.ts';
+import { paymentLinkView } from './payment-link-view.ts';
+
+/**
+ * POST /payment_link/{id}/deactivate: active → inactive (final). New visits are refused from then
+ * on; checkouts already made stay payable until they complete or expire. Deactivating an inactive
+ * link answers it unchanged. Another merchant's or environment's link is not found.
+ */
+export async function deactivatePaymentLinkForMerchant(
+  deps: Pick<PaymentLinkDeps, 'store' | 'clock' | 'publicBaseUrl'>,
+  principal: Principal,
+  linkId: string,
+): Promise<KeyedResult> {
+  const now = deps.clock.now();
+  const link = await deps.store.transaction((tx) => deactivatePaymentLink(tx, principal, linkId, now));
+  if (link === undefined) return { kind: 'failure', code: 'resource_not_found', message: 'No such payment link.', details: [] };
+  const summary = (await summariesOfPaymentLinks(deps.store, principal.merchantId, principal.environment, [link.id], now)).get(
+    link.id,
+  );
+  return {
+    kind: 'response',
+    status: 200,
+    body: JSON.stringify(paymentLinkView(link, summary ?? EMPTY_SUMMARY, deps.publicBaseUrl, now)),
+    replayed: false,
+  };
+}
