@@ -12,6 +12,7 @@ use Tributary\Resource\Balance;
 use Tributary\Resource\CallbackSecret;
 use Tributary\Resource\Checkouts;
 use Tributary\Resource\Events;
+use Tributary\Resource\PaymentLinks;
 use Tributary\Resource\PaymentMethods;
 use Tributary\Resource\Payments;
 use Tributary\Resource\Reconciliation;
@@ -41,6 +42,7 @@ final class TributaryClient
     public readonly Payments $payments;
     public readonly Refunds $refunds;
     public readonly Checkouts $checkouts;
+    public readonly PaymentLinks $paymentLinks;
     public readonly PaymentMethods $paymentMethods;
     public readonly Balance $balance;
     public readonly Settlements $settlements;
@@ -103,6 +105,7 @@ final class TributaryClient
         $this->payments = new Payments($requester);
         $this->refunds = new Refunds($requester);
         $this->checkouts = new Checkouts($requester);
+        $this->paymentLinks = new PaymentLinks($requester);
         $this->paymentMethods = new PaymentMethods($requester);
         $this->balance = new Balance($requester);
         $this->settlements = new Settlements($requester);

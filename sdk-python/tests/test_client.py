@@ -48,7 +48,7 @@ class Coverage(unittest.TestCase):
         self.assertEqual(
             resources,
             {
-                "payments", "checkouts", "refunds", "payment_methods", "balance", "settlements",
+                "payments", "checkouts", "payment_links", "refunds", "payment_methods", "balance", "settlements",
                 "settlement_exceptions", "reconciliation", "webhook_endpoints", "events", "callback_secret",
                 "sandbox",
             },

@@ -87,6 +87,48 @@ class Checkouts {
   }
 }
 
+/**
+ * Payment links (docs/checkout.md, section 8): a reusable page address with a fixed amount or one the
+ * payer enters between bounds; each visit makes a checkout. Amounts are numbers, as for payments.
+ */
+class PaymentLinks {
+  constructor(private readonly http: HttpClient) {}
+  /**
+   * POST /payment_link/create, with an Idempotency-Key (generated once per call unless given): send
+   * `amount`, or `amount_min` and `amount_max`. The answer's `url` is the page to share.
+   */
+  create(body: api.CreatePaymentLinkBody, options?: RequestOptions): Result<api.PaymentLink> {
+    return this.http.request('createPaymentLink', { body }, options);
+  }
+  /** The link with its checkouts by status, what they collected and the uses left. */
+  retrieve(id: string, options?: RequestOptions): Result<api.PaymentLink> {
+    return this.http.request('getPaymentLink', { params: { id } }, options);
+  }
+  /** Await it for one page, or `for await` over it for every link (newest first). */
+  list(
+    query: api.ListPaymentLinksQuery = {},
+    options?: RequestOptions,
+  ): ListRequest<api.PaymentLink, api.PaymentLinkList> {
+    return paged(this.http, 'listPaymentLinks', query, undefined, options);
+  }
+  /**
+   * POST /payment_link/{id}/deactivate: no more visits, final. Checkouts it already made stay
+   * payable; an inactive link is answered unchanged.
+   */
+  deactivate(id: string, options?: RequestOptions): Result<api.PaymentLink> {
+    return this.http.request('deactivatePaymentLink', { params: { id }, body: {} }, options);
+  }
+  /**
+   * POST /payment_link/{id}/checkout: a visit, as the hosted link page makes it when the payer
+   * presses Pay (your own page can too; no API key is needed there). Each call is a new visit,
+   * holding one of the link's uses while its checkout is open, so it is not retried after a lost
+   * answer. The answer carries the checkout's `client_secret` and `url`.
+   */
+  startCheckout(id: string, body: api.StartPaymentLinkCheckoutBody = {}, options?: RequestOptions): Result<api.Checkout> {
+    return this.http.request('startPaymentLinkCheckout', { params: { id }, body }, options);
+  }
+}
+
 /** Refunds: create (of a payment), retrieve. */
 class Refunds {
   constructor(private readonly http: HttpClient) {}
@@ -239,6 +281,7 @@ export class Tributary {
   readonly payments: Payments;
   readonly refunds: Refunds;
   readonly checkouts: Checkouts;
+  readonly paymentLinks: PaymentLinks;
   readonly paymentMethods: PaymentMethods;
   readonly balance: BalanceResource;
   readonly settlements: Settlements;
@@ -256,6 +299,7 @@ export class Tributary {
     this.payments = new Payments(http);
     this.refunds = new Refunds(http);
     this.checkouts = new Checkouts(http);
+    this.paymentLinks = new PaymentLinks(http);
     this.paymentMethods = new PaymentMethods(http);
     this.balance = new BalanceResource(http);
     this.settlements = new Settlements(http);

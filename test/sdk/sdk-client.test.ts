@@ -114,6 +114,62 @@ describe(`SDK client against the server (${TEST_STORE})`, () => {
     assert.equal(closed.code, 'checkout_not_open');
   });
 
+  it('payment links: create (keyed), retrieve, list by the cursor, a visit, deactivate', async () => {
+    const client = await freshClient();
+    const fixed = await client.paymentLinks.create({
+      amount: 150000.0,
+      currency: 'IDR',
+      description: 'Yoga class',
+      max_uses: 2,
+    });
+    assert.match(fixed.id, /^plink_/);
+    assert.equal(fixed.object, 'payment_link');
+    assert.equal(fixed.status, 'active');
+    assert.equal(fixed.amount, 150000);
+    assert.equal(fixed.amount_min, null);
+    assert.equal(fixed.remaining_uses, 2);
+    assert.match(fixed.url, new RegExp(`/pay/${fixed.id}$`));
+    assert.equal(fixed.lastResponse.statusCode, 201);
+    assert.ok(fixed.lastResponse.idempotencyKey?.startsWith('tributary-node-'), 'create is keyed');
+    // The same key again: the stored answer, not a second link.
+    const key = `plink-${ref('sdk')}`;
+    const first = await client.paymentLinks.create({ amount_min: 50000, amount_max: 2000000, currency: 'IDR' }, { idempotencyKey: key });
+    const again = await client.paymentLinks.create({ amount_min: 50000, amount_max: 2000000, currency: 'IDR' }, { idempotencyKey: key });
+    assert.equal(again.id, first.id);
+    assert.equal(again.lastResponse.replayed, true);
+    assert.deepEqual([first.amount, first.amount_min, first.amount_max], [null, 50000, 2000000]);
+
+    const visit = await client.paymentLinks.startCheckout(fixed.id);
+    assert.match(visit.id, /^cs_/);
+    assert.equal(visit.amount, 150000);
+    assert.equal(visit.lastResponse.statusCode, 201);
+    assert.equal(visit.lastResponse.idempotencyKey, undefined, 'a visit is not keyed: each call is a new visit');
+    const outside = await client.paymentLinks.startCheckout(first.id, { amount: 100 }).catch((e: unknown) => e);
+    assert.ok(outside instanceof InvalidRequestError, String(outside));
+    assert.equal(outside.param, 'amount');
+
+    const got = await client.paymentLinks.retrieve(fixed.id);
+    assert.deepEqual(got.checkouts, { open: 1, completed: 0, expired: 0 });
+    assert.equal(got.remaining_uses, 1, 'the open checkout holds a use');
+    assert.deepEqual(got.totals, { collected: 0, completed_count: 0 });
+
+    const page = await client.paymentLinks.list({ limit: 1 });
+    assert.equal(page.data.length, 1);
+    assert.equal(page.has_more, true);
+    const all: string[] = [];
+    for await (const l of client.paymentLinks.list({ limit: 1 })) all.push(l.id);
+    assert.deepEqual([...all].sort(), [fixed.id, first.id].sort(), 'every link once, one per page');
+
+    const deactivated = await client.paymentLinks.deactivate(fixed.id);
+    assert.equal(deactivated.status, 'inactive');
+    assert.ok(deactivated.deactivated_at !== null);
+    const refused = await client.paymentLinks.startCheckout(fixed.id).catch((e: unknown) => e);
+    assert.ok(refused instanceof ConflictError, String(refused));
+    assert.equal(refused.code, 'payment_link_inactive');
+    const missing = await client.paymentLinks.retrieve('plink_nope').catch((e: unknown) => e);
+    assert.ok(missing instanceof NotFoundError, String(missing));
+  });
+
   it('creates, retrieves and lists payments; for await pages through more than one page by the cursor', async () => {
     const listCalls: string[] = [];
     const client = await freshClient({

@@ -306,6 +306,52 @@ describe(`PHP SDK against the server (${TEST_STORE})`, { skip: phpMissing }, () 
     assert.equal(await paymentsWithReference(ctx.t, reference), 1, 'one payment for the one selection');
   });
 
+  it('payment links: create (keyed, replayed by key), a visit, retrieve, list, deactivate', async () => {
+    const key = await freshKey();
+    const out = await scenario<{
+      id: string;
+      bounded: string;
+      status: string;
+      url: string;
+      amount: string;
+      money: string;
+      bounds: (string | null)[];
+      createKeyed: boolean;
+      createStatus: number;
+      replay: { id: string; replayed: boolean };
+      tooPrecise: { class: string; issue: string };
+      visit: { id: string; amount: string; secretShown: boolean; keyed: boolean };
+      outside: { class: string; param: string; issue: string };
+      entered: string;
+      retrieved: { open: number; remaining: number; collected: string };
+      listed: string[];
+      deactivated: { status: string; at: boolean };
+      inactive: { class: string; errorCode: string };
+    }>('payment-links', { baseUrl: ctx.t.baseUrl, apiKey: key, input: { key: ref('php-plink') } });
+    assert.match(out.id, /^plink_/);
+    assert.equal(out.status, 'active');
+    assert.match(out.url, new RegExp(`/pay/${out.id}$`));
+    assert.equal(out.amount, '150000', 'the exact text the server sent');
+    assert.equal(out.money, '150000.00 IDR');
+    assert.deepEqual(out.bounds, [null, '50000', '2000000']);
+    assert.equal(out.createKeyed, true, 'create is keyed');
+    assert.equal(out.createStatus, 201);
+    assert.deepEqual(out.replay, { id: out.bounded, replayed: true }, 'the same key answers the first link');
+    assert.deepEqual(out.tooPrecise, { class: 'InvalidAmountException', issue: 'amount_too_precise' }, 'refused before sending');
+    assert.match(out.visit.id, /^cs_/);
+    assert.equal(out.visit.amount, '150000');
+    assert.equal(out.visit.secretShown, true);
+    assert.equal(out.visit.keyed, false, 'a visit is not keyed: each call is a new visit');
+    assert.deepEqual(out.outside, { class: 'InvalidRequestException', param: 'amount', issue: 'amount_outside_bounds' });
+    assert.equal(out.entered, '75000.5');
+    assert.deepEqual(out.retrieved, { open: 1, remaining: 1, collected: '0' });
+    assert.deepEqual([...out.listed].sort(), [out.id, out.bounded].sort(), 'every link once, one per page');
+    assert.deepEqual(out.deactivated, { status: 'inactive', at: true });
+    assert.deepEqual(out.inactive, { class: 'ConflictException', errorCode: 'payment_link_inactive' });
+    const links = await ctx.t.testStore.store.query('SELECT id FROM payment_links WHERE id IN ($1, $2)', [out.id, out.bounded]);
+    assert.equal(links.length, 2, 'two links: the replay made none');
+  });
+
   it('every other resource: refunds, balance, settlements, reconciliation, endpoints, events, callback secret', async () => {
     const key = await freshKey();
     ctx.clock.advance(2 * DAY_MS);

@@ -263,6 +263,46 @@ $scenarios = [
         ];
     },
 
+    // Create (keyed, a replay by key), a visit, retrieve, list (paged), deactivate: against the real server.
+    'payment-links' => static function (): array {
+        $in = input();
+        $tributary = client();
+        $fixed = $tributary->paymentLinks->create(['amount' => '150000.00', 'currency' => 'IDR', 'description' => 'Yoga class', 'max_uses' => 2]);
+        $bounded = $tributary->paymentLinks->create(['amount_min' => '50000', 'amount_max' => '2000000.00', 'currency' => 'IDR'], ['idempotencyKey' => $in['key']]);
+        $again = $tributary->paymentLinks->create(['amount_min' => '50000', 'amount_max' => '2000000.00', 'currency' => 'IDR'], ['idempotencyKey' => $in['key']]);
+        $tooPrecise = attempt(static fn () => $tributary->paymentLinks->create(['amount' => '10.001', 'currency' => 'IDR']));
+        $visit = $tributary->paymentLinks->startCheckout($fixed->id);
+        $outside = attempt(static fn () => $tributary->paymentLinks->startCheckout($bounded->id, ['amount' => '100']));
+        $entered = $tributary->paymentLinks->startCheckout($bounded->id, ['amount' => '75000.50']);
+        $retrieved = $tributary->paymentLinks->retrieve($fixed->id);
+        $listed = [];
+        foreach ($tributary->paymentLinks->list(['limit' => 1]) as $l) {
+            $listed[] = $l->id;
+        }
+        $deactivated = $tributary->paymentLinks->deactivate($fixed->id);
+        $inactive = attempt(static fn () => $tributary->paymentLinks->startCheckout($fixed->id));
+        return [
+            'id' => $fixed->id,
+            'bounded' => $bounded->id,
+            'status' => $fixed->status,
+            'url' => $fixed->url,
+            'amount' => $fixed->amount,
+            'money' => (string) $fixed->money(),
+            'bounds' => [$bounded->amount, $bounded->amount_min, $bounded->amount_max],
+            'createKeyed' => str_starts_with((string) $fixed->lastResponse()?->idempotencyKey, 'tributary-php-'),
+            'createStatus' => $fixed->lastResponse()?->statusCode,
+            'replay' => ['id' => $again->id, 'replayed' => $again->lastResponse()?->replayed],
+            'tooPrecise' => ['class' => $tooPrecise['class'] ?? null, 'issue' => $tooPrecise['issue'] ?? null],
+            'visit' => ['id' => $visit->id, 'amount' => $visit->amount, 'secretShown' => is_string($visit->client_secret) && $visit->client_secret !== '', 'keyed' => $visit->lastResponse()?->idempotencyKey !== null],
+            'outside' => ['class' => $outside['class'] ?? null, 'param' => $outside['param'] ?? null, 'issue' => $outside['issue'] ?? null],
+            'entered' => $entered->amount,
+            'retrieved' => ['open' => $retrieved->checkouts->open, 'remaining' => $retrieved->remaining_uses, 'collected' => $retrieved->totals->collected],
+            'listed' => $listed,
+            'deactivated' => ['status' => $deactivated->status, 'at' => $deactivated->deactivated_at !== null],
+            'inactive' => ['class' => $inactive['class'] ?? null, 'errorCode' => $inactive['errorCode'] ?? null],
+        ];
+    },
+
     'webhook-verify' => static function (): array {
         $in = input();
         $secret = env('TRIBUTARY_WEBHOOK_SECRET');

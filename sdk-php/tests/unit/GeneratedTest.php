@@ -47,7 +47,7 @@ return [
             foreach ($op['pathParams'] as $name) {
                 assertTrue(str_contains($op['path'], '{' . $name . '}'), "$id: {$op['path']} has {$name}");
             }
-            assertSame($op['idempotencyKey'], in_array($id, ['createPayment', 'cancelPayment', 'refundPayment', 'createReconciliation', 'createCheckout'], true), "$id keyed");
+            assertSame($op['idempotencyKey'], in_array($id, ['createPayment', 'cancelPayment', 'refundPayment', 'createReconciliation', 'createCheckout', 'createPaymentLink'], true), "$id keyed");
         }
         foreach (EventTypes::OBJECT_MODELS as $type => $class) {
             assertTrue(is_subclass_of($class, Model::class), $type);

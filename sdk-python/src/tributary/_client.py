@@ -12,6 +12,7 @@ from ._async_resources import (
     AsyncCallbackSecretResource,
     AsyncCheckouts,
     AsyncEvents,
+    AsyncPaymentLinks,
     AsyncPaymentMethods,
     AsyncPayments,
     AsyncReconciliationResource,
@@ -28,6 +29,7 @@ from ._resources import (
     CallbackSecretResource,
     Checkouts,
     Events,
+    PaymentLinks,
     PaymentMethods,
     Payments,
     ReconciliationResource,
@@ -80,6 +82,7 @@ class Tributary:
         self.payments = Payments(self._engine)
         self.refunds = Refunds(self._engine)
         self.checkouts = Checkouts(self._engine)
+        self.payment_links = PaymentLinks(self._engine)
         self.payment_methods = PaymentMethods(self._engine)
         self.balance = BalanceResource(self._engine)
         self.settlements = Settlements(self._engine)
@@ -129,6 +132,7 @@ class AsyncTributary:
         self.payments = AsyncPayments(self._engine)
         self.refunds = AsyncRefunds(self._engine)
         self.checkouts = AsyncCheckouts(self._engine)
+        self.payment_links = AsyncPaymentLinks(self._engine)
         self.payment_methods = AsyncPaymentMethods(self._engine)
         self.balance = AsyncBalanceResource(self._engine)
         self.settlements = AsyncSettlements(self._engine)

@@ -81,7 +81,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "d0b81a30435a13d48b83b630d865e66840cd7df8f2900ab09c6a7ada1e9ff033"
+OPENAPI_SHA256: Final = "ae3d50554ef39d5093c7a41739beb23a3752a73e2e763248ce993cd89d624c3e"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 

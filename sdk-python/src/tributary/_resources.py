@@ -17,6 +17,7 @@ from ._generated import (
     Checkout,
     CreateCheckoutBody,
     CreatePaymentBody,
+    CreatePaymentLinkBody,
     CreateReconciliationBody,
     CreateWebhookEndpointBody,
     DeleteWebhookEndpointResponse,
@@ -25,6 +26,7 @@ from ._generated import (
     ListCheckoutsQuery,
     ListEventDeliveriesResponse,
     ListEventsQuery,
+    ListPaymentLinksQuery,
     ListPaymentMethodsQuery,
     ListPaymentsQuery,
     ListReconciliationLinesQuery,
@@ -32,6 +34,7 @@ from ._generated import (
     ListSettlementsQuery,
     ListWebhookEndpointsResponse,
     Payment,
+    PaymentLink,
     PaymentMethodList,
     Reconciliation,
     ReconciliationLine,
@@ -46,6 +49,7 @@ from ._generated import (
     SettlementException,
     SimulatePaymentBody,
     SimulatePaymentResponse,
+    StartPaymentLinkCheckoutBody,
     UpdateWebhookEndpointBody,
     WebhookEndpoint,
     WebhookEndpointWithSecret,
@@ -142,6 +146,54 @@ class Checkouts(_Resource):
         """
         result: Checkout = self._engine.request(
             "selectCheckoutMethod", params={"id": id}, body=body, options=options
+        )
+        return result
+
+
+class PaymentLinks(_Resource):
+    """Payment links (docs/checkout.md, section 8): a reusable page address with a fixed amount, or
+    one the payer enters between bounds; each visit makes a checkout. Create, retrieve, list
+    (auto-paginating), deactivate, and start_checkout (a visit)."""
+
+    def create(self, body: CreatePaymentLinkBody, **options: Unpack[RequestOptions]) -> PaymentLink:
+        """POST /payment_link/create, with an Idempotency-Key (generated once per call unless given).
+
+        Send ``amount``, or ``amount_min`` and ``amount_max``: Decimals checked against the currency
+        as for payments. The answer's ``url`` is the page to share.
+        """
+        result: PaymentLink = self._engine.request("createPaymentLink", body=body, options=options)
+        return result
+
+    def retrieve(self, id: str, **options: Unpack[RequestOptions]) -> PaymentLink:
+        """The link with its checkouts by status, what they collected and the uses left."""
+        result: PaymentLink = self._engine.request("getPaymentLink", params={"id": id}, options=options)
+        return result
+
+    def list(
+        self, query: ListPaymentLinksQuery | None = None, **options: Unpack[RequestOptions]
+    ) -> ListPage[PaymentLink]:
+        """The first page (newest first); iterate it for every link of every page."""
+        return _paged(self._engine, "listPaymentLinks", query, None, options)
+
+    def deactivate(self, id: str, **options: Unpack[RequestOptions]) -> PaymentLink:
+        """POST /payment_link/{id}/deactivate: no more visits, final. Checkouts it already made stay
+        payable; an inactive link is answered unchanged."""
+        result: PaymentLink = self._engine.request(
+            "deactivatePaymentLink", params={"id": id}, body={}, options=options
+        )
+        return result
+
+    def start_checkout(
+        self, id: str, body: StartPaymentLinkCheckoutBody | None = None, **options: Unpack[RequestOptions]
+    ) -> Checkout:
+        """POST /payment_link/{id}/checkout: a visit, as the hosted link page makes it when the payer
+        presses Pay (no API key is needed there); ``amount`` only for a link whose payer enters it.
+
+        Each call is a new visit holding one of the link's uses while its checkout is open, so a
+        lost answer is not retried. The answer carries the checkout's ``client_secret``.
+        """
+        result: Checkout = self._engine.request(
+            "startPaymentLinkCheckout", params={"id": id}, body=body or {}, options=options
         )
         return result
 

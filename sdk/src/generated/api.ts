@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = 'd0b81a30435a13d48b83b630d865e66840cd7df8f2900ab09c6a7ada1e9ff033';
+export const OPENAPI_SHA256 = 'ae3d50554ef39d5093c7a41739beb23a3752a73e2e763248ce993cd89d624c3e';
 
 // ---- Objects (components.schemas) ----
 

@@ -54,6 +54,10 @@ CREATE TABLE payment_link_checkouts (
   checkout_id     text NOT NULL UNIQUE,
   amount_minor    bigint NOT NULL CHECK (amount_minor > 0),
   reserved_until  timestamptz NOT NULL,
+  -- The hosted link page's form names its visit: a second post of the same form (a double click,
+  -- a reload) finds this claim instead of taking another use.
+  visit_token     text CHECK (visit_token IS NULL OR length(visit_token) BETWEEN 16 AND 64),
   created_at      timestamptz NOT NULL,
-  PRIMARY KEY (payment_link_id, seq)
+  PRIMARY KEY (payment_link_id, seq),
+  UNIQUE (payment_link_id, visit_token)
 );

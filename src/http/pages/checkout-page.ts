@@ -24,16 +24,24 @@ const CHECKOUT_STYLE = `${PAYER_STYLE}
 .badge{flex:none;display:inline-flex;align-items:center;justify-content:center;width:2.75rem;height:2.75rem;border-radius:8px;color:#fff;font-weight:700;font-size:.8rem;letter-spacing:.02em}
 .b0{background:#1f4fb8}.b1{background:#0b6e4f}.b2{background:#8a2c8f}.b3{background:#a33a00}.b4{background:#24506b}.b5{background:#6b4f00}
 .notice{border-color:#f1b7b1;background:#fdf2f1;color:var(--bad)}
-.again{display:block;text-align:center;margin:.5rem 0 1rem;color:var(--accent)}`;
+.again{display:block;text-align:center;margin:.5rem 0 1rem;color:var(--accent)}
+label{display:block;font-weight:600;margin:0 0 .25rem}
+.hint{margin:0 0 .5rem;color:var(--muted);font-size:.9rem}
+input.amount-input{width:100%;font:inherit;font-size:1.25rem;padding:.6rem .75rem;border:1px solid var(--muted);border-radius:8px}
+button.primary{display:block;width:100%;margin:1rem 0 0;padding:.75rem 1rem;font:inherit;font-weight:600;color:#fff;background:var(--accent);border:0;border-radius:8px;cursor:pointer}`;
 
 /** How soon a page that shows a selection in progress looks again. */
 const SELECTING_REFRESH_SECONDS = 2;
 
-const STYLE_ELEMENT = trusted(`<style>${CHECKOUT_STYLE}</style>`);
+/** The checkout page's stylesheet element, which the payment-link page shares (same CSP). */
+export const STYLE_ELEMENT = trusted(`<style>${CHECKOUT_STYLE}</style>`);
 const SCRIPT_ELEMENT = trusted(`<script>${PAYER_SCRIPT}</script>`);
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
-/** As the payment page's policy, except that its one form may post back to this origin. */
+/**
+ * As the payment page's policy, except that its one form may post back to this origin. The
+ * payment-link page (link-page.ts) answers with it too: the same styles, one form.
+ */
 export const CHECKOUT_PAGE_CSP = [
   "default-src 'none'",
   `script-src ${sha256(PAYER_SCRIPT)}`,
@@ -46,6 +54,7 @@ export const CHECKOUT_PAGE_CSP = [
   "require-trusted-types-for 'script'",
 ].join('; ');
 
+/** Headers of the checkout and payment-link pages in `locale`. */
 export function checkoutPageHeaders(locale: Locale): Readonly<Record<string, string>> {
   return { ...PAYER_PAGE_HEADERS, 'Content-Security-Policy': CHECKOUT_PAGE_CSP, ...localeHeaders(locale) };
 }

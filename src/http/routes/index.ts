@@ -23,6 +23,7 @@ import { registerReference } from './ops/reference.route.ts';
 import { registerPayPage } from './pay/get-pay-page.route.ts';
 import { registerPayStatus } from './pay/get-pay-status.route.ts';
 import { registerSelectOnPage } from './pay/select-on-page.route.ts';
+import { registerStartOnPage } from './pay/start-on-page.route.ts';
 import { registerCancelPayment } from './payment/cancel-payment.route.ts';
 import { registerCreatePayment } from './payment/create-payment.route.ts';
 import { registerGetPayment } from './payment/get-payment.route.ts';
@@ -64,6 +65,7 @@ export async function registerApiRoutes(app: FastifyInstance, deps: RouteDeps): 
   registerPayPage(app, deps);
   registerPayStatus(app, deps);
   registerSelectOnPage(app, deps);
+  registerStartOnPage(app, deps);
   registerCreateWebhookEndpoint(app, deps);
   registerListWebhookEndpoints(app, deps);
   registerGetWebhookEndpoint(app, deps);

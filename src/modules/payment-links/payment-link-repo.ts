@@ -182,6 +182,7 @@ const HOLDS_A_USE = (now: string) => `(
 
 export type UseClaim =
   | { kind: 'claimed'; link: PaymentLink; seq: number }
+  | { kind: 'revisit'; checkoutId: string }
   | { kind: 'not_found' }
   | { kind: 'inactive'; link: PaymentLink }
   | { kind: 'expired'; link: PaymentLink }
@@ -195,10 +196,18 @@ export type UseClaim =
  */
 export async function claimUse(
   tx: Queryable,
-  w: { linkId: string; checkoutId: string; amountMinor: bigint; reservedUntil: Date; now: Date },
+  w: { linkId: string; checkoutId: string; amountMinor: bigint; reservedUntil: Date; now: Date; visitToken: string | null },
 ): Promise<UseClaim> {
   const locked = await tx.query<LinkRow>(`SELECT ${COLUMNS} FROM payment_links WHERE id = $1 FOR UPDATE`, [w.linkId]);
   if (locked[0] === undefined) return { kind: 'not_found' };
+  if (w.visitToken !== null) {
+    // Under the link's lock, so two posts of one form serialise and the second finds the first.
+    const earlier = await tx.query<{ checkout_id: string }>(
+      'SELECT checkout_id FROM payment_link_checkouts WHERE payment_link_id = $1 AND visit_token = $2',
+      [w.linkId, w.visitToken],
+    );
+    if (earlier[0] !== undefined) return { kind: 'revisit', checkoutId: earlier[0].checkout_id };
+  }
   const link = linkFromRow(locked[0]);
   if (!link.active) return { kind: 'inactive', link };
   if (link.expiresAt !== null && link.expiresAt <= w.now) return { kind: 'expired', link };
@@ -217,9 +226,9 @@ export async function claimUse(
   );
   const seq = Number(last[0]?.seq ?? 0) + 1;
   await tx.query(
-    `INSERT INTO payment_link_checkouts (payment_link_id, seq, checkout_id, amount_minor, reserved_until, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [w.linkId, seq, w.checkoutId, w.amountMinor, w.reservedUntil, w.now],
+    `INSERT INTO payment_link_checkouts (payment_link_id, seq, checkout_id, amount_minor, reserved_until, visit_token, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [w.linkId, seq, w.checkoutId, w.amountMinor, w.reservedUntil, w.visitToken, w.now],
   );
   return { kind: 'claimed', link, seq };
 }

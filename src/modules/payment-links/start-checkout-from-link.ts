@@ -12,12 +12,18 @@ import { type PaymentLink, paymentLinkStatus } from './payment-link-types.ts';
 type Failure = Extract<KeyedResult, { kind: 'failure' }>;
 
 /** A visit's answer: the new checkout (201, its view with `client_secret`) and its id, or a refusal. */
-export type LinkVisitResult = { kind: 'response'; status: number; body: string; replayed: false; checkoutId: string } | Failure;
+export type LinkVisitResult =
+  | { kind: 'response'; status: number; body: string; replayed: false; checkoutId: string }
+  /** The same visit posted again (the hosted page's form): its checkout, nothing new. */
+  | { kind: 'revisit'; checkoutId: string }
+  | Failure;
 
 /** What a visit may say: the amount the payer entered, as exact decimal text in major units. */
 export interface LinkVisitInput {
   /** Required for a payer-entered link, refused for a fixed one (`"150000"`, `"10.5"`). */
   amount?: string | undefined;
+  /** The hosted link page's form names its visit (16–64 characters): posting it again makes no second checkout. */
+  visitToken?: string | undefined;
 }
 
 const invalid = (issue: FieldIssue): Failure => ({
@@ -98,6 +104,7 @@ export async function startCheckoutFromLink(
       // The checkout expires this long after it is written; until it is, the claim holds the use.
       reservedUntil: new Date(now.getTime() + found.checkoutExpiresInSeconds * 1000),
       now,
+      visitToken: input.visitToken ?? null,
     }),
   );
   switch (claim.kind) {
@@ -114,6 +121,8 @@ export async function startCheckoutFromLink(
         message: 'This payment link has been used as many times as it allows.',
         details: [{ max_uses: claim.link.maxUses, in_use: claim.held }],
       };
+    case 'revisit':
+      return claim;
     case 'claimed':
       break;
   }

@@ -6,10 +6,8 @@ import { httpStatusOf } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { selectCheckoutMethod } from '../../../modules/checkouts/index.ts';
 import type { RouteDeps } from '../../route-deps.ts';
+import { payerFormScope, seeOther } from './payer-form-scope.ts';
 import { localeOf, serveCheckoutPage } from './serve-checkout-page.ts';
-
-/** A payer form is a few short fields; anything larger is not ours. */
-const FORM_BODY_LIMIT_BYTES = 4_096;
 
 /** These refusals mean "the page you chose on is out of date": show the page as it now is. */
 const SHOW_AGAIN = new Set(['checkout_changed', 'checkout_busy', 'checkout_not_open']);
@@ -33,22 +31,10 @@ function parseMethod(method: string): { channel: Channel; instrument: string } |
 /**
  * The payer's choice on the hosted checkout page: an HTML form post (works without JavaScript),
  * the same selection as `POST /checkout/{id}/select` authorised by the page's capability (the id)
- * and conditional on the version the page showed; answered post/redirect/get. Forms are parsed in
- * this scope only: the API stays JSON-only.
+ * and conditional on the version the page showed; answered post/redirect/get.
  */
 export function registerSelectOnPage(app: FastifyInstance, deps: RouteDeps): void {
-  void app.register(async (scope) => {
-    // What the page posts, and nothing else (a JSON body here is somebody else's client: 415).
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
-      (_request, body, done) => {
-        const form: Record<string, string> = Object.create(null) as Record<string, string>;
-        for (const [name, value] of new URLSearchParams(body as string)) if (!(name in form)) form[name] = value;
-        done(null, form);
-      },
-    );
+  payerFormScope(app, (scope) => {
     scope.withTypeProvider<TypeBoxTypeProvider>().post(
       '/pay/:id/select',
       {
@@ -93,7 +79,8 @@ export function registerSelectOnPage(app: FastifyInstance, deps: RouteDeps): voi
           instrument: method.instrument,
         });
         if (result.kind === 'response' || SHOW_AGAIN.has(result.code)) {
-          return reply.code(303).header('Location', page).header('Cache-Control', 'no-store').send(null);
+          const to = seeOther(page);
+          return reply.code(to.code).headers(to.headers).send(null);
         }
         if (result.code === 'resource_not_found')
           return serveCheckoutPage(deps, reply, { checkoutId, locale, chooseAgain: true });

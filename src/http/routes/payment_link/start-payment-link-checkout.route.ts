@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { assert } from '../../../lib/assert.ts';
 import { ApiError } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { startCheckoutFromLink } from '../../../modules/payment-links/index.ts';
@@ -36,6 +37,8 @@ export function registerStartPaymentLinkCheckout(app: FastifyInstance, deps: Rou
       const result = await startCheckoutFromLink(deps.paymentLinks, request.params.id, {
         amount: amount === undefined ? undefined : (request.numberLexemes?.get('amount') ?? String(amount)),
       });
+      // This API takes no visit token, so every call is a new visit.
+      assert(result.kind !== 'revisit', 'a visit without a token is never a revisit');
       return sendOperationResult(reply, result);
     },
   );
