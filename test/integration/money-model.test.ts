@@ -24,7 +24,9 @@ import { TEST_STORE } from '../harness/test-store.ts';
  * 5.   payment states only follow PAYMENT_TRANSITIONS (checked on the event trail) and refund states
  *      only REFUND_TRANSITIONS (checked on each observed change and on the refund's events);
  * 6.   the model's balances (pending, available, in flight) equal GET /balance; a settlement
- *      moves what is still pending of its payment to available, less the provider's fee.
+ *      moves what is still pending of its payment to available, less the provider's fee;
+ * 7.   checkouts (selected, gone back to, paid, paid late, expired): the model's status, never two
+ *      live payments, a completed checkout collected exactly once with one `checkout.completed`.
  *
  * Each sequence gets a fresh merchant, so sequences cannot see each other. The seed is printed on
  * every run; replay one with MODEL_SEED=<seed>. MODEL_RUNS scales the number of sequences.
@@ -47,6 +49,18 @@ interface MPayment {
   settled: boolean;
   /** A late payment owed back to the payer (paid after the payment was canceled); 0 when none. */
   lateMinor: bigint;
+  reference: string;
+  /** The checkout whose selection made it (docs/checkout.md), if any. */
+  checkoutId?: string;
+}
+/** A checkout: its payments share its reference_no; one selection at a time through the API. */
+interface MCheckout {
+  id: string;
+  secret: string;
+  amountMinor: bigint;
+  reference: string;
+  status: 'open' | 'completed' | 'expired';
+  payments: string[];
 }
 interface MRefund {
   id: string;
@@ -71,6 +85,7 @@ interface MRequest {
 }
 interface Model {
   payments: MPayment[];
+  checkouts: MCheckout[];
   refunds: MRefund[];
   requests: MRequest[];
   pendingMinor: bigint;
@@ -102,6 +117,9 @@ const stats = {
   concurrentRefused: 0,
   latePayments: 0,
   lateRefunds: 0,
+  checkoutSelections: 0,
+  checkoutCompletions: 0,
+  checkoutExpiries: 0,
 };
 const newKey = () => `model-${process.pid}-${(keySeq += 1)}`;
 
@@ -270,6 +288,26 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
     const expected = refund.status === 'pending' ? [] : [`refund.${refund.status}`];
     assert.deepEqual(refundEvents.get(refund.id) ?? [], expected, `refund ${refund.id} events`);
   }
+  // 7: checkouts (docs/checkout.md): the model's status; never more than one live payment; a
+  // completed checkout collected exactly once (one succeeded payment of it, not counting late
+  // money owed back), with exactly one checkout.completed; an expired one one checkout.expired.
+  const checkouts = await store.query<{ id: string; status: string; completed_payment_id: string | null }>(
+    `SELECT id, status, completed_payment_id FROM checkouts WHERE merchant_id = $1 AND environment = 'sandbox'`,
+    [r.merchantId],
+  );
+  for (const row of checkouts) {
+    const mc = m.checkouts.find((c) => c.id === row.id);
+    assert.ok(mc, `unknown checkout ${row.id}`);
+    assert.equal(row.status, mc.status, `checkout ${row.id} status`);
+    const mine = m.payments.filter((p) => p.checkoutId === row.id);
+    assert.ok(mine.filter((p) => p.status === 'pending').length <= 1, `checkout ${row.id}: two live payments`);
+    const collected = mine.filter((p) => p.status === 'succeeded' || p.status === 'reversed');
+    assert.equal(collected.length, row.status === 'completed' ? 1 : 0, `checkout ${row.id} collected ${collected.length} times`);
+    if (row.status === 'completed') assert.equal(row.completed_payment_id, collected[0]?.id);
+    const closing = events.filter((e) => e.object_id === row.id).map((e) => e.type);
+    assert.deepEqual(closing, row.status === 'open' ? [] : [`checkout.${row.status}`], `checkout ${row.id} events`);
+  }
+  assert.equal(checkouts.length, m.checkouts.length, 'checkouts');
   // 6: balances.
   const res = await call(r, 'GET', '/balance');
   assert.equal(res.statusCode, 200, res.body);
@@ -292,10 +330,11 @@ class CreatePayment implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
     const amountMinor = BigInt(this.thousands) * 1_000n * IDR_SCALE;
+    const reference = ref('model');
     const res = await call(r, 'POST', '/payment/create', {
       amount: minorToJson(amountMinor),
       currency: 'IDR',
-      reference_no: ref('model'),
+      reference_no: reference,
       channel: this.channel,
     });
     assert.equal(res.statusCode, 201, res.body);
@@ -307,6 +346,7 @@ class CreatePayment implements Cmd {
       status: 'pending',
       settled: false,
       lateMinor: 0n,
+      reference,
     });
     await checkInvariants(m, r);
   }
@@ -333,6 +373,7 @@ class ProviderOutcome implements Cmd {
       p.status = 'succeeded';
       p.paidMinor = paidMinor;
       m.pendingMinor += paidMinor;
+      completeCheckoutOf(m, p);
     } else {
       p.status = this.outcome;
     }
@@ -520,19 +561,109 @@ class LatePayment implements Cmd {
     const p = pick(m.payments.filter(lateCandidate), this.index);
     await simulate(r, p, 'succeeded', this.dup);
     stats.latePayments += 1;
-    if (p.status === 'canceled') {
+    // Canceled: the payer is owed it back. Expired: accepted, unless a newer live payment (of the
+    // same checkout) holds its reference_no — then the payer is owed it back too.
+    const referenceTaken = m.payments.some(
+      (q) => q !== p && q.reference === p.reference && (q.status === 'pending' || q.status === 'succeeded'),
+    );
+    if (p.status === 'canceled' || referenceTaken) {
       p.lateMinor = p.amountMinor;
       m.owedMinor += p.amountMinor;
     } else {
       p.status = 'succeeded';
       p.paidMinor = p.amountMinor;
       m.pendingMinor += p.amountMinor;
+      completeCheckoutOf(m, p);
     }
     await checkInvariants(m, r);
   }
   toString = () => `late(#${this.index}${this.dup ? ', duplicated' : ''})`;
 }
 const lateCandidate = (p: MPayment) => (p.status === 'canceled' && p.lateMinor === 0n) || p.status === 'expired';
+
+/** A payment that succeeds completes its checkout if that is still open (in the same transaction). */
+function completeCheckoutOf(m: Model, p: MPayment): void {
+  const c = m.checkouts.find((x) => x.id === p.checkoutId);
+  if (c?.status !== 'open') return;
+  c.status = 'completed';
+  stats.checkoutCompletions += 1;
+}
+
+/**
+ * The payer chooses a method on a checkout (a new one, or one of the sequence's, which may be
+ * completed or expired: then 409 and nothing changes): the previous pending payment of the
+ * checkout is canceled and a new pending payment made with the checkout's reference_no.
+ */
+class CheckoutSelect implements Cmd {
+  constructor(
+    readonly index: number,
+    readonly fresh: boolean,
+    readonly channel: Channel,
+    readonly thousands: number,
+  ) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    let c = this.fresh || m.checkouts.length === 0 ? undefined : pick(m.checkouts, this.index);
+    if (c === undefined) {
+      const amountMinor = BigInt(this.thousands) * 1_000n * IDR_SCALE;
+      const reference = ref('model-cs');
+      const res = await call(r, 'POST', '/checkout/create', {
+        amount: minorToJson(amountMinor),
+        currency: 'IDR',
+        reference_no: reference,
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const body = json(res);
+      c = { id: String(body['id']), secret: String(body['client_secret']), amountMinor, reference, status: 'open', payments: [] };
+      m.checkouts.push(c);
+    }
+    const res = await call(r, 'POST', `/checkout/${c.id}/select`, { client_secret: c.secret, channel: this.channel });
+    if (c.status !== 'open') {
+      assert.equal(res.statusCode, 409, res.body);
+      assert.equal(json(res)['code'], 'checkout_not_open');
+    } else {
+      assert.equal(res.statusCode, 200, res.body);
+      const previous = m.payments.find((p) => p.id === c.payments.at(-1));
+      if (previous?.status === 'pending') previous.status = 'canceled';
+      const payment = json(res)['payment'] as Record<string, unknown>;
+      const id = String(payment['id']);
+      c.payments.push(id);
+      m.payments.push({
+        id,
+        channel: this.channel,
+        amountMinor: c.amountMinor,
+        paidMinor: 0n,
+        status: 'pending',
+        settled: false,
+        lateMinor: 0n,
+        reference: c.reference,
+        checkoutId: c.id,
+      });
+      stats.checkoutSelections += 1;
+    }
+    await checkInvariants(m, r);
+  }
+  toString = () => `checkout-select(${this.fresh ? 'new' : `#${this.index}`}, ${this.channel})`;
+}
+
+/** The merchant expires an open checkout: its pending payment is canceled. */
+class CheckoutExpire implements Cmd {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => m.checkouts.some((c) => c.status === 'open');
+  async run(m: Model, r: Real) {
+    const c = pick(
+      m.checkouts.filter((x) => x.status === 'open'),
+      this.index,
+    );
+    const res = await call(r, 'POST', `/checkout/${c.id}/expire`, {});
+    assert.equal(res.statusCode, 200, res.body);
+    c.status = 'expired';
+    for (const p of m.payments) if (p.checkoutId === c.id && p.status === 'pending') p.status = 'canceled';
+    stats.checkoutExpiries += 1;
+    await checkInvariants(m, r);
+  }
+  toString = () => `checkout-expire(#${this.index})`;
+}
 
 /** The merchant cancels a pending payment. */
 class Cancel implements Cmd {
@@ -615,21 +746,44 @@ const sequentialCommandsUnweighted = [
   fc.nat().map((i) => new Settle(i)),
   fc.tuple(fc.nat(), fc.boolean()).map(([i, d]) => new LatePayment(i, d)),
   fc.nat().map((i) => new Cancel(i)),
+  fc
+    .record({
+      i: fc.nat(),
+      fresh: fc.boolean(),
+      channel: fc.constantFrom<Channel>('bank', 'ewallet', 'counter'),
+      k: fc.integer({ min: 10, max: 500 }),
+    })
+    .map((x) => new CheckoutSelect(x.i, x.fresh, x.channel, x.k)),
+  fc.nat().map((i) => new CheckoutExpire(i)),
 ];
 /** fc.commands picks uniformly among its arbitraries: refunds and their outcomes come more often. */
-const [createCmd, outcomeCmd, reverseCmd, refundCmd, retryCmd, deliverCmd, syncCmd, settleCmd, lateCmd, cancelCmd] =
-  sequentialCommandsUnweighted as unknown as [
-    fc.Arbitrary<Cmd>,
-    fc.Arbitrary<Cmd>,
-    fc.Arbitrary<Cmd>,
-    fc.Arbitrary<Cmd>,
-    fc.Arbitrary<Cmd>,
-    fc.Arbitrary<Cmd>,
-    fc.Arbitrary<Cmd>,
-    fc.Arbitrary<Cmd>,
-    fc.Arbitrary<Cmd>,
-    fc.Arbitrary<Cmd>,
-  ];
+const [
+  createCmd,
+  outcomeCmd,
+  reverseCmd,
+  refundCmd,
+  retryCmd,
+  deliverCmd,
+  syncCmd,
+  settleCmd,
+  lateCmd,
+  cancelCmd,
+  checkoutSelectCmd,
+  checkoutExpireCmd,
+] = sequentialCommandsUnweighted as unknown as [
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+  fc.Arbitrary<Cmd>,
+];
 const sequentialCommands = [
   createCmd,
   outcomeCmd,
@@ -645,6 +799,9 @@ const sequentialCommands = [
   settleCmd,
   lateCmd,
   cancelCmd,
+  checkoutSelectCmd,
+  checkoutSelectCmd,
+  checkoutExpireCmd,
 ];
 const interleavedCommands = [
   ...sequentialCommands,
@@ -667,6 +824,7 @@ describe(`money model (${TEST_STORE})`, () => {
     const real: Real = { t: ctx.t, clock: ctx.clock, key: made.sandbox.secret, merchantId: made.merchant.id, scheduler };
     const model: Model = {
       payments: [],
+      checkouts: [],
       refunds: [],
       requests: [],
       pendingMinor: 0n,

@@ -12,8 +12,6 @@ export interface CheckoutPageMessages {
   payTo: (merchant: SafeHtml) => SafeHtml;
   choose: { title: string; detail: string };
   channels: Record<Channel, string>;
-  /** The accessible name of one method's button. */
-  payWith: (name: string, channel: string) => string;
   noMethods: string;
   payBefore: string;
   cancel: (merchant: string) => string;
@@ -32,7 +30,6 @@ const en: CheckoutPageMessages = {
   payTo: (merchant) => merchant,
   choose: { title: 'Choose how to pay', detail: 'Pick a method; its payment instructions appear on this page.' },
   channels: { bank: 'Bank transfer (virtual account)', ewallet: 'E-wallet', counter: 'Pay in cash at an outlet' },
-  payWith: (name, channel) => `Pay with ${name} (${channel})`,
   noMethods: 'No payment method is available for this amount right now. Please try again later.',
   payBefore: 'Pay before',
   cancel: (merchant) => `Cancel and return to ${merchant}`,
@@ -61,7 +58,6 @@ const id: CheckoutPageMessages = {
   payTo: (merchant) => merchant,
   choose: { title: 'Pilih cara bayar', detail: 'Pilih satu metode; petunjuk pembayarannya muncul di halaman ini.' },
   channels: { bank: 'Transfer bank (virtual account)', ewallet: 'Dompet digital', counter: 'Bayar tunai di gerai' },
-  payWith: (name, channel) => `Bayar dengan ${name} (${channel})`,
   noMethods: 'Saat ini tidak ada metode pembayaran untuk jumlah ini. Silakan coba lagi nanti.',
   payBefore: 'Bayar sebelum',
   cancel: (merchant) => `Batalkan dan kembali ke ${merchant}`,

@@ -85,13 +85,7 @@ function methodList(view: PayerCheckout, locale: Locale): SafeHtml {
         ${instruments.map(
           (i) =>
             html`<li>
-              <button
-                class="method"
-                type="submit"
-                name="method"
-                value="${channel}:${i.code}"
-                aria-label="${t.payWith(i.name, t.channels[channel])}"
-              >
+              <button class="method" type="submit" name="method" value="${channel}:${i.code}">
                 ${badge(i.code)}<span>${i.name}</span>
               </button>
             </li>`,
@@ -128,6 +122,8 @@ export function renderCheckoutPage({ view, now, locale, qr, notice }: CheckoutPa
   const amount = formatAmount(c.amountMinor, c.currency, locale);
   const payment = view.state === 'paying' ? view.payment : undefined;
   const paymentState = payment === undefined ? undefined : payerState(payment, now);
+  // The chosen payment's instructions may close before the checkout does: the earlier one counts.
+  const payBefore = payment !== undefined && payment.expiresAt < c.expiresAt ? payment.expiresAt : c.expiresAt;
   const text =
     paymentState === undefined
       ? statusText(view, locale)
@@ -164,7 +160,7 @@ export function renderCheckoutPage({ view, now, locale, qr, notice }: CheckoutPa
       data-status-url="${payment === undefined ? '' : `/pay/${payment.id}/status`}"
       data-state="${paymentState ?? view.state}"
       data-final="${payment === undefined || isFinalForPayer(paymentState ?? 'expired') ? 'true' : 'false'}"
-      data-expires-at="${c.expiresAt.toISOString()}"
+      data-expires-at="${payBefore.toISOString()}"
       data-text-time-left="${payText.timeLeft}"
       data-text-time-up="${payText.timeUp}"
       data-text-copied="${payText.copied}"
@@ -197,8 +193,8 @@ export function renderCheckoutPage({ view, now, locale, qr, notice }: CheckoutPa
           : html`<section class="card">
               <p class="expiry">
                 ${t.payBefore}
-                <time id="expires-at" datetime="${c.expiresAt.toISOString()}"
-                  ><span id="expires-text">${formatDateTime(c.expiresAt, locale)}</span></time
+                <time id="expires-at" datetime="${payBefore.toISOString()}"
+                  ><span id="expires-text">${formatDateTime(payBefore, locale)}</span></time
                 ><span id="countdown"></span>
               </p>
             </section>`
