@@ -9,6 +9,7 @@ import { machine, printTable, type Row, row, type Skipped, writeJson } from './l
 import { PROFILED_SCENARIOS, type ProfiledScenario, runProfile } from './profile.ts';
 import {
   auth,
+  checkoutCreateRequests,
   type CreatedSample,
   createRequests,
   getRequests,
@@ -122,22 +123,26 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
     expect?: (s: number) => boolean,
   ) => runLoad({ url, connections, seconds, requests, ...(expect === undefined ? {} : { expect }) });
 
+  const dbCeiling = async (kind: 'create' | 'checkout') => {
+    const db = await store.ceiling.ask<{
+      ops: number;
+      seconds: number;
+      errors: number;
+      p50: number;
+      p99: number;
+      firstError?: string;
+    }>(
+      { type: 'db', kind, seconds: windowSeconds, concurrency: connections, warmupSeconds },
+      'db',
+      (windowSeconds + warmupSeconds) * 1000 + 60_000,
+    );
+    if (db.firstError !== undefined) progress(`${name}: DB ceiling (${kind}) errors: ${db.firstError}`);
+    const rps = db.ops / db.seconds;
+    rows.push(row(`ceiling_db_${kind}`, name, 'ceiling', { rps, p50Ms: db.p50, p99Ms: db.p99, errors: db.errors }, null));
+    return rps;
+  };
   progress(`${name}: DB ceiling (${connections} concurrent creates, no HTTP)`);
-  const db = await store.ceiling.ask<{
-    ops: number;
-    seconds: number;
-    errors: number;
-    p50: number;
-    p99: number;
-    firstError?: string;
-  }>(
-    { type: 'db', seconds: windowSeconds, concurrency: connections, warmupSeconds },
-    'db',
-    (windowSeconds + warmupSeconds) * 1000 + 60_000,
-  );
-  if (db.firstError !== undefined) progress(`${name}: DB ceiling errors: ${db.firstError}`);
-  const dbRps = db.ops / db.seconds;
-  rows.push(row('ceiling_db_create', name, 'ceiling', { rps: dbRps, p50Ms: db.p50, p99Ms: db.p99, errors: db.errors }, null));
+  const dbRps = await dbCeiling('create');
   await settleAfterWrites(store.ceilingTarget);
 
   const serving = await store.ceiling.ask<{ url: string; paymentIds: string[]; keys: string[] }>(
@@ -207,6 +212,12 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
   const mixed = await load(api, mixedRequests(key, runId, sample), windowSeconds, (s) => s === 200 || s === 201);
   rows.push(judge(row('mixed_80_20', name, 'scenario', mixed, mixedCeiling.rps)));
 
+  progress(`${name}: checkout ceiling (${connections} concurrent createCheckout calls, no HTTP)`);
+  const checkoutRps = await dbCeiling('checkout');
+  progress(`${name}: checkout create (unique idempotency keys)`);
+  const checkout = await load(api, checkoutCreateRequests(key, `${runId}-${name}`), windowSeconds, (s) => s === 201);
+  rows.push(judge(row('checkout_create', name, 'scenario', checkout, checkoutRps)));
+
   await measureDispatch(store, rows);
 }
 
@@ -217,12 +228,12 @@ async function benchmark(): Promise<void> {
   // as their own process. The embedded store keeps them in the server, as `npm start` does.
   const setups = await Promise.all(stores.map((s) => setupStore(s, [], { separateProviders: s === 'postgres' })));
   if (values.quick && values.seconds === undefined) {
-    // Windows (9 per store — dispatch has two, the receiver's ceiling and the load — plus the HTTP
-    // ceiling) and warm-ups (5 per store, at half a window) share what is left of the budget, less
+    // Windows (11 per store — dispatch has two, the receiver's ceiling and the load — plus the HTTP
+    // ceiling) and warm-ups (6 per store, at half a window) share what is left of the budget, less
     // ~0.7 s of set-up per window, ~1.5 s per settling of a PostgreSQL store (two per store) and
     // ~2 s per store for the dispatch backlog to arrive; never below 0.75 s.
-    const windows = 9 * setups.length + 1;
-    const warmups = 5 * setups.length;
+    const windows = 11 * setups.length + 1;
+    const warmups = 6 * setups.length;
     const settles = 2 * setups.filter((s) => s.kind === 'postgres').length;
     const left = QUICK_BUDGET_SECONDS - (Date.now() - startedMs) / 1000 - windows * 0.7 - settles * 1.5 - 2 * setups.length;
     windowSeconds = Math.max(0.75, Math.min(2, left / (windows + warmups / 2)));

@@ -41,6 +41,27 @@ export function createRequests(apiKey: string, runId: string, sample: CreatedSam
   ];
 }
 
+/**
+ * POST /checkout/create with a unique idempotency key and reference_no per request (the
+ * checkout_create scenario): the keyed pipeline, routing's servability check and one insert, no
+ * provider call — judged against the same database ceiling as create.
+ */
+export function checkoutCreateRequests(apiKey: string, runId: string): LoadRequest[] {
+  let n = 0;
+  return [
+    {
+      method: 'POST',
+      path: '/checkout/create',
+      setupRequest(request) {
+        n += 1;
+        const key = `bench-cs-${runId}-${n}`;
+        const body = JSON.stringify({ amount: 150000.0, currency: 'IDR', reference_no: key, email: 'payer@example.com' });
+        return { ...request, headers: { ...auth(apiKey), ...json, 'idempotency-key': key }, body };
+      },
+    },
+  ];
+}
+
 /** Round-robin over created payments: the same key and body again (a replay). */
 export function replayRequests(apiKey: string, sample: readonly CreatedSample[], path = '/payment/create'): LoadRequest[] {
   let i = 0;

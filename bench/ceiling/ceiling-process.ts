@@ -11,6 +11,7 @@ import { findPayment } from '../../src/modules/payments/payment-repo.ts';
 import { paymentView } from '../../src/modules/payments/payment-view.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { LatencyRecorder } from '../lib/stats.ts';
+import { checkoutWritesContext, writeOneCheckout } from './checkout-writes.ts';
 import { type CreateWritesContext, sampleInstructions, type WrittenCreate, writeOneCreate } from './create-writes.ts';
 import type { Principal } from '../../src/kernel/index.ts';
 
@@ -20,7 +21,8 @@ import type { Principal } from '../../src/kernel/index.ts';
  * environment variables, same Store implementation, same pool settings, migrated the same way).
  * Driven over IPC by bench/run.ts:
  *
- *   {type: 'db'}    → runs the create writes (create-writes.ts) from `concurrency` workers for
+ *   {type: 'db'}    → runs the create writes (create-writes.ts; kind `checkout`: the checkout
+ *                     create without HTTP, checkout-writes.ts) from `concurrency` workers for
  *                     `seconds`, no HTTP, and answers ops/s with p50/p99 per create;
  *   {type: 'serve'} → listens on loopback with the bare routes below and answers their URL:
  *     GET  /ceiling/static        a payment-sized JSON body (the HTTP ceiling)
@@ -32,7 +34,10 @@ import type { Principal } from '../../src/kernel/index.ts';
  * (logger at the server's level with request logging off, request ids, body limit, the same JSON
  * body parser, JSON.stringify serialiser).
  */
-type Command = { type: 'db'; seconds: number; concurrency: number; warmupSeconds: number } | { type: 'serve' } | { type: 'stop' };
+type Command =
+  | { type: 'db'; kind: 'create' | 'checkout'; seconds: number; concurrency: number; warmupSeconds: number }
+  | { type: 'serve' }
+  | { type: 'stop' };
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
@@ -58,7 +63,9 @@ const SAMPLE_SIZE = 500;
 const written: WrittenCreate[] = [];
 let seq = 0;
 
-async function runWrites(seconds: number, concurrency: number, record: LatencyRecorder | undefined) {
+const checkoutCtx = await checkoutWritesContext({ store, connectors: runtime.connectors, log, principal });
+
+async function runWrites(kind: 'create' | 'checkout', seconds: number, concurrency: number, record: LatencyRecorder | undefined) {
   const deadline = performance.now() + seconds * 1000;
   let ops = 0;
   let errors = 0;
@@ -67,10 +74,14 @@ async function runWrites(seconds: number, concurrency: number, record: LatencyRe
     while (performance.now() < deadline) {
       const started = performance.now();
       try {
-        const w = await writeOneCreate(ctx, (seq += 1));
+        if (kind === 'checkout') {
+          await writeOneCheckout(checkoutCtx, (seq += 1));
+        } else {
+          const w = await writeOneCreate(ctx, (seq += 1));
+          if (written.length < SAMPLE_SIZE) written.push(w);
+        }
         record?.record(performance.now() - started);
         ops += 1;
-        if (written.length < SAMPLE_SIZE) written.push(w);
       } catch (error) {
         errors += 1;
         firstError ??= (error as Error).message;
@@ -127,9 +138,9 @@ process.on('message', (message: Command) => {
   void (async () => {
     try {
       if (message.type === 'db') {
-        if (message.warmupSeconds > 0) await runWrites(message.warmupSeconds, message.concurrency, undefined);
+        if (message.warmupSeconds > 0) await runWrites(message.kind, message.warmupSeconds, message.concurrency, undefined);
         const latencies = new LatencyRecorder();
-        const result = await runWrites(message.seconds, message.concurrency, latencies);
+        const result = await runWrites(message.kind, message.seconds, message.concurrency, latencies);
         send({ type: 'db', ...result, ...latencies.summary() });
       } else if (message.type === 'serve') {
         const url = await serve();
