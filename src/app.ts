@@ -7,6 +7,7 @@ import { registerDrain } from './http/plugins/drain.ts';
 import { registerJsonBody } from './http/plugins/json-body.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
+import { registerTracing } from './http/plugins/tracing.ts';
 import { registerDashboard } from './http/dashboard/index.ts';
 import { openapiWebhooks } from './http/schemas/webhook.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -37,6 +38,8 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     ajv: { customOptions: { strict: false } },
   });
+  // First of all hooks, so that everything after it runs inside the request's span (tracing on only).
+  registerTracing(app);
   app.setValidatorCompiler(validatorCompiler);
   // Handlers build exact views; JSON.stringify serialises them (response schemas document them).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -70,7 +73,14 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
   registerJsonBody(app, deps.bodyLimitBytes);
   registerAuth(app, deps.authenticator);
   if (deps.rateLimiter !== undefined) registerRateLimit(app, deps.rateLimiter);
-  registerMetrics(app);
+  registerMetrics(app, {
+    store: deps.store,
+    clock: deps.clock,
+    connectors: deps.connectors,
+    log: deps.log,
+    ...(deps.health === undefined ? {} : { health: deps.health }),
+    ...(deps.dataDir === undefined ? {} : { dataDir: deps.dataDir }),
+  });
 
   addSharedSchemas(app);
   await app.register(swagger, {
@@ -115,6 +125,7 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
     refund: routeDeps.refund,
     reconcile: routeDeps.reconcile,
     expireCheckout: routeDeps.expireCheckout,
+    paymentLinks: routeDeps.paymentLinks,
     ...(deps.rateLimiter === undefined ? {} : { rateLimiter: deps.rateLimiter }),
   });
   await app.ready();

@@ -398,6 +398,78 @@ def checkouts() -> dict[str, Any]:
     }
 
 
+def payment_links() -> dict[str, Any]:
+    """Create (keyed; replayed by key), a visit, retrieve, list (paged), deactivate; the async client too."""
+    client = Tributary(API_KEY, base_url=BASE_URL)
+    fixed = client.payment_links.create(
+        {"amount": Decimal("150000.00"), "currency": "IDR", "description": "Yoga class", "max_uses": 2}
+    )
+    bounds: tributary.CreatePaymentLinkBody = {
+        "amount_min": Decimal("50000"),
+        "amount_max": Decimal("2000000.00"),
+        "currency": "IDR",
+    }
+    key = os.environ["LINK_KEY"]
+    bounded = client.payment_links.create(bounds, idempotency_key=key)
+    again = client.payment_links.create(bounds, idempotency_key=key)
+    try:
+        client.payment_links.create({"amount": 150000.5, "currency": "IDR"})  # type: ignore[typeddict-item]
+    except TypeError:
+        float_refused = True
+    else:
+        float_refused = False
+    visit = client.payment_links.start_checkout(fixed["id"])
+    try:
+        client.payment_links.start_checkout(bounded["id"], {"amount": Decimal("100")})
+    except TributaryError as e:
+        outside = {"class": type(e).__name__, "param": e.param, "issue": e.details[0].get("issue")}
+    else:
+        raise AssertionError("an amount outside the bounds was accepted")
+    entered = client.payment_links.start_checkout(bounded["id"], {"amount": Decimal("75000.50")})
+    retrieved = client.payment_links.retrieve(fixed["id"])
+    listed = [link["id"] for link in client.payment_links.list({"limit": 1})]
+
+    async def in_async() -> dict[str, Any]:
+        async_client = AsyncTributary(API_KEY, base_url=BASE_URL)
+        got = await async_client.payment_links.retrieve(bounded["id"])
+        paged = [link["id"] async for link in async_client.payment_links.list({"limit": 1})]
+        deactivated = await async_client.payment_links.deactivate(bounded["id"])
+        return {"open": got["checkouts"]["open"], "listed": sorted(paged), "deactivated": deactivated["status"]}
+
+    in_async_out = asyncio.run(in_async())
+    deactivated = client.payment_links.deactivate(fixed["id"])
+    try:
+        client.payment_links.start_checkout(fixed["id"])
+    except TributaryError as e:
+        inactive = {"class": type(e).__name__, "code": e.code}
+    else:
+        raise AssertionError("an inactive link took a visit")
+    return {
+        "id": fixed["id"],
+        "bounded": bounded["id"],
+        "status": fixed["status"],
+        "url": fixed["url"],
+        "amount": str(fixed["amount"]),
+        "amount_is_decimal": isinstance(fixed["amount"], Decimal),
+        "bounds": [str(bounded["amount_min"]), str(bounded["amount_max"])],
+        "create": meta(fixed),
+        "replay": {"id": again["id"], "replayed": meta(again)["replayed"]},
+        "float_refused": float_refused,
+        "visit": {"id": visit["id"], "amount": str(visit["amount"]), "meta": meta(visit)},
+        "outside": outside,
+        "entered": str(entered["amount"]),
+        "retrieved": {
+            "open": retrieved["checkouts"]["open"],
+            "remaining": retrieved["remaining_uses"],
+            "collected": str(retrieved["totals"]["collected"]),
+        },
+        "listed": sorted(listed),
+        "async": in_async_out,
+        "deactivated": {"status": deactivated["status"], "at": deactivated["deactivated_at"] is not None},
+        "inactive": inactive,
+    }
+
+
 SCENARIOS: dict[str, Callable[[], dict[str, Any]]] = {
     "retry_create": retry_create,
     "errors": errors,
@@ -405,6 +477,7 @@ SCENARIOS: dict[str, Callable[[], dict[str, Any]]] = {
     "webhook": webhook,
     "resources": resources,
     "checkouts": checkouts,
+    "payment_links": payment_links,
 }
 
 if __name__ == "__main__":

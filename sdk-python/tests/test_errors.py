@@ -43,7 +43,7 @@ def body(code: str, **extra: object) -> dict[str, object]:
 
 class Mapping(unittest.TestCase):
     def test_every_catalogue_code_maps_to_its_class(self) -> None:
-        self.assertEqual(len(ERROR_STATUS), 30)
+        self.assertEqual(len(ERROR_STATUS), 34)
         for code, status in ERROR_STATUS.items():
             error = error_from_response(status, body(code), {}, None)
             expected = (

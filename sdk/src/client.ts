@@ -105,10 +105,7 @@ class PaymentLinks {
     return this.http.request('getPaymentLink', { params: { id } }, options);
   }
   /** Await it for one page, or `for await` over it for every link (newest first). */
-  list(
-    query: api.ListPaymentLinksQuery = {},
-    options?: RequestOptions,
-  ): ListRequest<api.PaymentLink, api.PaymentLinkList> {
+  list(query: api.ListPaymentLinksQuery = {}, options?: RequestOptions): ListRequest<api.PaymentLink, api.PaymentLinkList> {
     return paged(this.http, 'listPaymentLinks', query, undefined, options);
   }
   /**

@@ -1,6 +1,6 @@
 import type { Checkout, CreateCheckoutBody, ListCheckoutsQuery } from '../../sdk/src/index.ts';
 import { type Command, idArg, oneOf, requiredOpt, stringOpt } from './cli-command.ts';
-import { amountArg, CliUsageError, humanAmount, intArg, type Output, table } from './cli-output.ts';
+import { amountArg, CliUsageError, humanAmount, intArg, type Output, table, nextPageHint } from './cli-output.ts';
 
 /** `checkout create|get|list|expire`: the checkout resource of the API (docs/checkout.md), through the SDK. */
 
@@ -12,13 +12,11 @@ const EXPIRES_IN_SECONDS = { min: 300, max: 7 * 86_400 } as const;
 const DURATION_UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
 /** `--expires-in 3600`, `90m`, `2h` or `7d` as seconds, within the API's bounds. */
-export function expiresInArg(text: string): number {
+export function expiresInArg(text: string, flag = '--expires-in'): number {
   const match = /^(\d{1,7})([smhd]?)$/.exec(text.trim());
   const seconds = match === null ? Number.NaN : Number(match[1]) * (DURATION_UNIT_SECONDS[match[2] || 's'] ?? Number.NaN);
   if (!Number.isSafeInteger(seconds) || seconds < EXPIRES_IN_SECONDS.min || seconds > EXPIRES_IN_SECONDS.max) {
-    throw new CliUsageError(
-      `--expires-in ${JSON.stringify(text)} must be seconds (or with s, m, h, d) from 300 (5m) to 604800 (7d)`,
-    );
+    throw new CliUsageError(`${flag} ${JSON.stringify(text)} must be seconds (or with s, m, h, d) from 300 (5m) to 604800 (7d)`);
   }
   return seconds;
 }
@@ -145,9 +143,7 @@ const list: Command = {
     if (after !== undefined) query.starting_after = after;
     const page = await ctx.client().checkouts.list(query);
     ctx.out.result(page, () => {
-      const more =
-        page.has_more && page.next_cursor != null ? `\n${ctx.out.paint.dim(`more: --starting-after ${page.next_cursor}`)}` : '';
-      return `${checkoutRows(ctx.out, page.data)}${more}`;
+      return `${checkoutRows(ctx.out, page.data)}${nextPageHint(ctx.out, page)}`;
     });
   },
 };

@@ -131,9 +131,9 @@ export class Output {
 
   /** A status word, coloured by what it means for the merchant. */
   status(status: string): string {
-    if (status === 'succeeded' || status === 'completed') return this.paint.green(status);
+    if (status === 'succeeded' || status === 'completed' || status === 'active') return this.paint.green(status);
     if (status === 'pending' || status === 'processing' || status === 'open') return this.paint.yellow(status);
-    if (['failed', 'expired', 'canceled', 'reversed'].includes(status)) return this.paint.red(status);
+    if (['failed', 'expired', 'canceled', 'reversed', 'inactive'].includes(status)) return this.paint.red(status);
     return status;
   }
 }
@@ -143,6 +143,11 @@ export class Output {
  * is read back from its shortest decimal text, which is exact for every amount the API sends (at
  * most 15 significant digits, docs/decisions/0003), and formatted from the integer of minor units.
  */
+/** The hint under one page of a list: how to ask for the next (nothing on the last page). */
+export function nextPageHint(out: Output, page: { has_more: boolean; next_cursor?: string | null }): string {
+  return page.has_more && page.next_cursor != null ? `\n${out.paint.dim(`more: --starting-after ${page.next_cursor}`)}` : '';
+}
+
 export function humanAmount(amount: number, currency: string): string {
   if (!isCurrencyCode(currency)) return `${currency} ${String(amount)}`;
   if (amount === 0) return formatHumanAmount(0n, currency);

@@ -15,6 +15,8 @@ import { listExceptionsCommand, resolveExceptionCommand } from './settlement-exc
 import { importReportCommand } from './settlement-import.ts';
 import { isMerchantCommand, merchantUsage, runMerchantCli } from './merchant-cli.ts';
 import { runWorker } from './worker.ts';
+import { backupCommand, restoreCommand } from './backup-commands.ts';
+import { BackupRefusedError } from '../db/backup/backup-format.ts';
 import {
   BUILT_IN_CAPABILITIES,
   openRuntime,
@@ -45,6 +47,8 @@ const USAGE = `Usage: tributary <command> [options]
                                                  report lines the settlement ingestion did not apply (docs/money.md)
   settlement resolve STX_ID --note TEXT [--json] mark one resolved, with what was done (final)
   settlement import --connector C FILE [--json]  apply a provider's settlement report file (CSV, docs/money.md)
+  backup PATH [--json]                           a consistent copy of the embedded store while the server runs (docs/backups.md)
+  restore PATH [--json]                          restore a backup into an empty DATA_DIR (server stopped)
   migrate                                        apply pending migrations and exit
   worker                                         dispatch webhooks until SIGTERM (any number, on PostgreSQL)
 
@@ -108,6 +112,14 @@ async function run(argv: string[]): Promise<void> {
         .map(([connector, key]) => `${connector.padEnd(16)} ${key}`)
         .join('\n'),
     );
+    return;
+  }
+  if (group === 'backup' || group === 'restore') {
+    // Neither opens the runtime: the running server holds DATA_DIR (backup asks it), and a restore
+    // writes an empty one.
+    if (action === undefined) throw new UsageError(`${group} PATH`);
+    const out = group === 'backup' ? await backupCommand(config, action) : await restoreCommand(config, action);
+    print(values.json, out.value, out.human);
     return;
   }
   const log = createLogger(process.env['LOG_LEVEL'] ?? (group === 'worker' ? 'info' : 'warn'));
@@ -276,7 +288,8 @@ try {
     error instanceof UsageError ||
     error instanceof ConfigError ||
     error instanceof DataDirInUseError ||
-    error instanceof MigrationError
+    error instanceof MigrationError ||
+    error instanceof BackupRefusedError
   ) {
     process.stderr.write(`tributary: ${error.message}\n`);
     process.exit(2);

@@ -5,6 +5,7 @@ import type { Command, Options, Values } from './cli-command.ts';
 import { CHECKOUT_COMMANDS } from './checkouts-commands.ts';
 import { EVENTS_COMMANDS } from './events-commands.ts';
 import { LISTEN_COMMAND } from './listen-command.ts';
+import { PAYMENT_LINK_COMMANDS } from './payment-links-commands.ts';
 import { PAYMENTS_COMMANDS } from './payments-commands.ts';
 import { REFUNDS_COMMANDS } from './refunds-commands.ts';
 import { SANDBOX_COMMANDS } from './sandbox-commands.ts';
@@ -28,6 +29,7 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 const COMMANDS: readonly Command[] = [
   ...PAYMENTS_COMMANDS,
   ...CHECKOUT_COMMANDS,
+  ...PAYMENT_LINK_COMMANDS,
   ...REFUNDS_COMMANDS,
   ...EVENTS_COMMANDS,
   ...SANDBOX_COMMANDS,

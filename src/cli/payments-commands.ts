@@ -1,6 +1,6 @@
 import type { CreatePaymentBody, ListPaymentsQuery, Payment } from '../../sdk/src/index.ts';
 import { type Command, idArg, oneOf, requiredOpt, stringOpt } from './cli-command.ts';
-import { amountArg, CliUsageError, humanAmount, intArg, type Output, table } from './cli-output.ts';
+import { amountArg, CliUsageError, humanAmount, intArg, type Output, table, nextPageHint } from './cli-output.ts';
 
 /** `payments create|get|list|cancel`: the payment resource of the API, through the SDK. */
 
@@ -121,9 +121,7 @@ const list: Command = {
     if (after !== undefined) query.starting_after = after;
     const page = await ctx.client().payments.list(query);
     ctx.out.result(page, () => {
-      const more =
-        page.has_more && page.next_cursor != null ? `\n${ctx.out.paint.dim(`more: --starting-after ${page.next_cursor}`)}` : '';
-      return `${paymentRows(ctx.out, page.data)}${more}`;
+      return `${paymentRows(ctx.out, page.data)}${nextPageHint(ctx.out, page)}`;
     });
   },
 };

@@ -3,6 +3,7 @@ import { startJobs } from '../jobs/job-runner.ts';
 import { webhookJobs } from '../jobs/webhook-jobs.ts';
 import { systemClock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import { startTracing } from '../lib/tracing.ts';
 import type { Runtime } from '../runtime.ts';
 
 /**
@@ -12,6 +13,9 @@ import type { Runtime } from '../runtime.ts';
  * worker sends what it had in flight). SIGTERM/SIGINT finish the sends in flight, then exit.
  */
 export async function runWorker(config: Config, runtime: Runtime, log: Logger): Promise<void> {
+  // With OTEL_EXPORTER_OTLP_ENDPOINT, each delivery attempt is a trace (docs/tracing.md); the
+  // store was opened before, so its transactions are not traced here.
+  const tracing = await startTracing({ endpoint: config.otlpEndpoint, log });
   const webhooks = webhookJobs(config, { store: runtime.store, secret: runtime.secret, clock: systemClock, log });
   const jobs = startJobs([webhooks.retention], log);
   webhooks.dispatcher.start();
@@ -26,4 +30,5 @@ export async function runWorker(config: Config, runtime: Runtime, log: Logger): 
   });
   await webhooks.close();
   await jobs.stop();
+  await tracing?.shutdown();
 }

@@ -275,6 +275,128 @@ describe(`merchant CLI against a real server (${TEST_STORE})`, () => {
     assert.equal((JSON.parse(unknown.stdout) as { code: string }).code, 'resource_not_found');
   });
 
+  it('payment-links create, get, list and deactivate: the url, the exact amount or bounds, uses and totals', async () => {
+    type CliLink = {
+      id: string;
+      status: string;
+      url: string;
+      amount: number | null;
+      amount_min: number | null;
+      amount_max: number | null;
+      description: string | null;
+      max_uses: number | null;
+      remaining_uses: number | null;
+      expires_at: string | null;
+      channels: string[] | null;
+      checkouts: { open: number; completed: number; expired: number };
+    };
+    const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    const args = [
+      'payment-links',
+      'create',
+      '--amount',
+      '150000.00',
+      '--currency',
+      'IDR',
+      '--description',
+      'Yoga class',
+      '--max-uses',
+      '3',
+      '--expires-at',
+      expiresAt,
+      '--channels',
+      'bank,ewallet',
+      '--success-url',
+      'https://shop.example.com/thanks',
+      '--idempotency-key',
+      `cli-plink-${ref('key')}`,
+    ];
+    const created = jsonOf<CliLink>(await cli([...args, '--json'], env));
+    assert.match(created.id, /^plink_[0-9A-Z]{26}$/);
+    assert.equal(created.status, 'active');
+    assert.match(created.url, new RegExp(`^https?://[^/]+/pay/${created.id}$`));
+    assert.deepEqual(
+      [created.amount, created.amount_min, created.description, created.max_uses, created.expires_at, created.channels],
+      [150000, null, 'Yoga class', 3, expiresAt, ['bank', 'ewallet']],
+    );
+    // The same Idempotency-Key again: the stored answer, and the human form prints the url to share.
+    const replayed = await cli(args, env);
+    assert.equal(replayed.status, 0, replayed.stderr);
+    assert.match(replayed.stdout, new RegExp(`^Created ${created.id}\\s+active\\s+IDR 150,000\\.00\n`));
+    assert.match(replayed.stdout, /uses\s+3 of 3 left/);
+    assert.ok(replayed.stdout.trimEnd().endsWith(`Share: ${created.url}`), replayed.stdout);
+
+    const bounded = await cli(
+      ['payment-links', 'create', '--amount-min', '50000', '--amount-max', '2000000.00', '--currency', 'IDR'],
+      env,
+    );
+    assert.equal(bounded.status, 0, bounded.stderr);
+    assert.match(bounded.stdout, /active\s+IDR 50,000\.00 – IDR 2,000,000\.00 \(payer enters\)/);
+    assert.match(bounded.stdout, /uses\s+unlimited/);
+    const boundedId = /^Created (plink_[0-9A-Z]{26})/.exec(bounded.stdout)?.[1] ?? '';
+
+    // A visit (what the payer's Pay button does) holds a use: get shows it.
+    await sdk.paymentLinks.startCheckout(created.id);
+    const got = jsonOf<CliLink>(await cli(['payment-links', 'get', created.id, '--json'], env));
+    assert.deepEqual([got.checkouts, got.remaining_uses], [{ open: 1, completed: 0, expired: 0 }, 2]);
+    const human = await cli(['payment-links', 'get', created.id], env);
+    assert.match(human.stdout, /checkouts\s+1 open, 0 completed, 0 expired/);
+    assert.match(human.stdout, /collected\s+IDR 0\.00/);
+
+    const page = jsonOf<{ object: string; data: CliLink[]; next_cursor: string | null }>(
+      await cli(['payment-links', 'list', '--limit', '1', '--json'], env),
+    );
+    assert.equal(page.object, 'list');
+    assert.equal(page.data.length, 1);
+    const listed = await cli(['payment-links', 'list'], env);
+    assert.match(listed.stdout, new RegExp(`${created.id}\\s+active\\s+IDR 150,000\\.00\\s+2 of 3 left\\s+IDR 0\\.00`));
+    assert.ok(listed.stdout.includes(boundedId));
+
+    const deactivated = jsonOf<CliLink>(await cli(['payment-links', 'deactivate', created.id, '--json'], env));
+    assert.deepEqual([deactivated.id, deactivated.status], [created.id, 'inactive']);
+    const again = await cli(['payment-links', 'deactivate', created.id], env);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`^Deactivated ${created.id}\\s+inactive`));
+
+    // Usage mistakes are caught before anything is sent (exit 2); the API's refusals are exit 1.
+    const before = (await sdk.paymentLinks.list({ limit: 100 })).data.length;
+    const create = (extra: string[]) => cli(['payment-links', 'create', '--currency', 'IDR', ...extra], env);
+    const [both, neither, half, inverted, precise, uses, when, url, badId, past] = await Promise.all([
+      create(['--amount', '1000', '--amount-min', '1000', '--amount-max', '2000']),
+      create([]),
+      create(['--amount-min', '1000']),
+      create(['--amount-min', '2000', '--amount-max', '1000.00']),
+      create(['--amount', '1000.505']),
+      create(['--amount', '150000', '--max-uses', '0']),
+      create(['--amount', '150000', '--expires-at', 'tomorrow']),
+      create(['--amount', '150000', '--cancel-url', 'javascript:alert(1)']),
+      cli(['payment-links', 'deactivate', 'cs_01M802HR5XTTXZAF0MA4G1EYJY'], env),
+      create(['--amount', '150000', '--expires-at', '2020-01-01T00:00:00Z', '--json']),
+    ]);
+    const usage: [CliResult, RegExp][] = [
+      [both, /either --amount \(fixed\) or --amount-min and --amount-max/],
+      [neither, /--amount, or --amount-min and --amount-max, is required/],
+      [half, /--amount-min and --amount-max go together/],
+      [inverted, /--amount-min is greater than --amount-max/],
+      [precise, /--amount "1000.505" has more decimals than the currency has minor units \(IDR\)/],
+      [uses, /--max-uses must be an integer from 1 to 1000000/],
+      [when, /--expires-at "tomorrow" must be a date and time with its offset/],
+      [url, /--cancel-url must be an absolute http\(s\) URL/],
+      [badId, /a payment link id expected \(plink_…\)/],
+    ];
+    for (const [result, message] of usage) {
+      assert.equal(result.status, 2, `${result.stdout}${result.stderr}`);
+      assert.match(result.stderr, message);
+    }
+    assert.equal(past.status, 1, "a past expiry is the API's refusal");
+    const refusal = JSON.parse(past.stdout) as { code: string; details: { field: string; issue: string }[] };
+    assert.deepEqual(
+      [refusal.code, refusal.details[0]?.field, refusal.details[0]?.issue],
+      ['invalid_request', 'expires_at', 'not_in_future'],
+    );
+    assert.equal((await sdk.paymentLinks.list({ limit: 100 })).data.length, before, 'no refused create made a link');
+  });
+
   it('sandbox simulate, refunds create, events list and events resend', async () => {
     const payment = await sdk.payments.create({ amount: 150000, currency: 'IDR', reference_no: ref('refund'), channel: 'bank' });
     const simulation = jsonOf<{ object: string; payment_id: string; outcome: string; connector: string }>(

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -445,6 +446,183 @@ describe('dashboard over HTTP', () => {
     assert.equal(events.length, 1, 'one checkout.expired');
   });
 
+  it('lists and creates payment links (fixed or payer-entered); a refused create shows the API’s messages inline and stores nothing', async () => {
+    const s = await login(t, t.a.sandboxKey);
+    const links = async () =>
+      Number((await t.testStore.store.query<{ n: bigint | string }>('SELECT count(*) AS n FROM payment_links', []))[0]?.n);
+    const first = await get(t, '/dashboard/payment-links', s);
+    assert.equal(first.statusCode, 200, first.body);
+    assert.match(first.body, /id="nav-payment-links" class="current"/);
+    assert.match(first.body, /id="create-link-form"/);
+    const formKey = () => /name="idempotency_key" value="(dashboard_[A-Za-z0-9_-]{24})"/.exec(first.body)?.[1] ?? '';
+    assert.notEqual(formKey(), '');
+    const before = await links();
+
+    const expires = new Date(t.clock.now().getTime() + 7 * 86_400_000).toISOString().slice(0, 16);
+    const fixedForm = {
+      csrf_token: s.csrf,
+      idempotency_key: formKey(),
+      amount: '150000.00',
+      currency: 'IDR',
+      description: 'Yoga class',
+      max_uses: '3',
+      expires_at: expires,
+    };
+    const created = await post(t, '/dashboard/payment-links', fixedForm, s);
+    assert.equal(created.statusCode, 303, created.body);
+    const id = /^\/dashboard\/payment-links\/(plink_[0-9A-Z]{26})\?notice=payment_link_created$/.exec(
+      String(created.headers['location']),
+    )?.[1];
+    assert.ok(id !== undefined, String(created.headers['location']));
+    // The same form sent twice (a double click) makes one link.
+    const again = await post(t, '/dashboard/payment-links', fixedForm, s);
+    assert.equal(again.headers['location'], created.headers['location']);
+    const api = json(await t.call('GET', `/payment_link/${id}`));
+    assert.deepEqual(
+      [api['amount'], api['amount_min'], api['description'], api['max_uses'], api['expires_at']],
+      [150000, null, 'Yoga class', 3, `${expires}:00.000Z`],
+    );
+    const range = await post(
+      t,
+      '/dashboard/payment-links',
+      { csrf_token: s.csrf, amount_min: '50000', amount_max: '2000000.50', currency: 'idr' },
+      s,
+    );
+    assert.equal(range.statusCode, 303, range.body);
+    const rangeId = /(plink_[0-9A-Z]{26})/.exec(String(range.headers['location']))?.[1] ?? '';
+    assert.equal(await links(), before + 2);
+
+    const list = await get(t, '/dashboard/payment-links', s);
+    const row = (linkId: string) => new RegExp(`<tr data-link-id="${linkId}">([\\s\\S]*?)</tr>`).exec(list.body)?.[1] ?? '';
+    assert.match(row(id), /s-active">active</);
+    assert.match(row(id), />IDR 150,000\.00</);
+    assert.match(row(id), /3 of 3 left/);
+    assert.match(row(id), /IDR 0\.00/);
+    assert.match(row(id), /Yoga class/);
+    assert.match(row(rangeId), /IDR 50,000\.00 – IDR 2,000,000\.50/);
+    assert.match(row(rangeId), /payer enters/);
+    assert.match(row(rangeId), /unlimited/);
+
+    // Refusals: 400 with the API's message for each field, next to it; what was typed stays; nothing stored.
+    const refused = async (fields: Record<string, string>, statusCode: number, field: string, message: RegExp) => {
+      const res = await post(t, '/dashboard/payment-links', { csrf_token: s.csrf, currency: 'IDR', ...fields }, s);
+      assert.equal(res.statusCode, statusCode, `${JSON.stringify(fields)}: ${res.body.slice(0, 300)}`);
+      assert.match(res.body, /class="notice bad"/);
+      const inline = new RegExp(`id="error-${field}">([^<]*)<`).exec(res.body)?.[1] ?? '';
+      assert.match(inline, message, `${field}: ${inline}`);
+      assert.match(res.body, new RegExp(`id="link-${field}"\\s+value="${fields[field] ?? ''}"[^>]*aria-invalid="true"`));
+      return res;
+    };
+    await refused(
+      { amount: '1000', amount_min: '500', amount_max: '2000' },
+      400,
+      'amount',
+      /send either amount \(fixed\) or amount_min and amount_max/,
+    );
+    await refused({}, 400, 'amount', /send amount, or amount_min and amount_max/);
+    await refused({ amount: '150000.005' }, 400, 'amount', /.+/);
+    await refused({ amount_min: '200000', amount_max: '100000' }, 400, 'amount_min', /must not be greater than amount_max/);
+    await refused({ amount: '150000', max_uses: '0' }, 400, 'max_uses', /must be a whole number from 1 to 1000000/);
+    await refused({ amount: '150000', expires_at: '2020-01-01T00:00' }, 400, 'expires_at', /must be in the future/);
+    await refused({ amount: '150000', currency: 'XYZ' }, 400, 'currency', /.+/);
+    // No channel takes 1 rupiah: the module's 422, its message in the notice, the field marked.
+    const tooSmall = await refused({ amount: '1' }, 422, 'amount', /.+/);
+    assert.match(tooSmall.body, /class="notice bad"[^>]*>[^<]+</);
+    assert.equal(await links(), before + 2, 'no refused create stored a link');
+    // Without the CSRF token, or from another origin: refused before anything is read.
+    const form = { amount: '150000', currency: 'IDR' };
+    assert.equal((await post(t, '/dashboard/payment-links', form, s)).statusCode, 403);
+    assert.equal(
+      (await post(t, '/dashboard/payment-links', { ...form, csrf_token: s.csrf }, s, { origin: 'https://evil.example' }))
+        .statusCode,
+      403,
+    );
+    assert.equal(await links(), before + 2);
+  });
+
+  it('shows a payment link with its URL, a copy button, a QR code and its numbers; deactivates it (CSRF, origin and tenant refusals)', async () => {
+    const created = await t.call('POST', '/payment_link/create', {
+      body: { amount: 150000.0, currency: 'IDR', description: 'Class pass', max_uses: 5 },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = String(json(created)['id']);
+    // Two visits: one paid (completed), one left open.
+    const paidVisit = await t.call('POST', `/payment_link/${id}/checkout`, { body: {}, key: null });
+    assert.equal(paidVisit.statusCode, 201, paidVisit.body);
+    const visit = json(paidVisit) as { id: string; client_secret: string };
+    const selected = await t.call('POST', `/checkout/${visit.id}/select`, {
+      body: { client_secret: visit.client_secret, channel: 'bank' },
+      key: null,
+    });
+    const paymentId = (json(selected)['payment'] as { id: string }).id;
+    assert.equal(
+      (await t.call('POST', `/sandbox/payment/${paymentId}/simulate`, { body: { outcome: 'succeeded' } })).statusCode,
+      202,
+    );
+    await t.deliverNotifications();
+    assert.equal((await t.call('POST', `/payment_link/${id}/checkout`, { body: {}, key: null })).statusCode, 201);
+
+    const s = await login(t, t.a.sandboxKey);
+    const page = await get(t, `/dashboard/payment-links/${id}`, s);
+    assert.equal(page.statusCode, 200, page.body);
+    const url = `${PUBLIC_BASE_URL}/pay/${id}`;
+    assert.match(page.body, new RegExp(`<code id="link-url">${url}</code>`));
+    assert.match(
+      page.body,
+      new RegExp(`<button type="button" class="copy secondary" id="copy-link" data-copy="${url}"[^>]* hidden>`),
+    );
+    const svg = /<figure class="qr" id="link-qr">\s*(<svg [\s\S]*?<\/svg>)/.exec(page.body)?.[1] ?? '';
+    assert.match(svg, /^<svg [^>]*role="img" aria-label="QR code of the payment link plink_/);
+    assert.match(svg, /<path [^>]*d="M/);
+    assert.ok(!/<svg[^>]*(href|src)=/.test(svg) && !page.body.includes('<img'), 'inline SVG, nothing fetched');
+    assert.match(page.body, /id="link-status"><span class="status s-active">active</);
+    assert.match(page.body, /id="link-amount">IDR 150,000\.00</);
+    assert.match(page.body, /id="link-uses">3 of 5 left</);
+    assert.match(page.body, /id="link-checkouts">1 open, 1 completed, 0 expired</);
+    assert.match(page.body, /id="link-collected">IDR 150,000\.00 \(1 completed\)</);
+    // The one page with a script: the copy button's, allowed by its hash and nothing else.
+    const csp = String(page.headers['content-security-policy']);
+    assert.match(csp, /script-src 'sha256-[A-Za-z0-9+/]+=*'$/);
+    assert.match(csp, /default-src 'none'/);
+    const script = /<script>([\s\S]*?)<\/script>/.exec(page.body)?.[1] ?? '';
+    const hash = createHash('sha256').update(script, 'utf8').digest('base64');
+    assert.ok(csp.includes(`'sha256-${hash}'`), 'the script on the page is the one the CSP allows');
+    assert.doesNotMatch(String((await get(t, '/dashboard/payment-links', s)).headers['content-security-policy']), /script-src/);
+
+    const url2 = `/dashboard/payment-links/${id}/deactivate`;
+    assert.match(page.body, new RegExp(`action="${url2}"`));
+    const other = await login(t, t.a.sandboxKey);
+    for (const [what, res] of [
+      ['no token', await post(t, url2, {}, s)],
+      ['a forged token', await post(t, url2, { csrf_token: 'forged' }, s)],
+      ["another session's token", await post(t, url2, { csrf_token: other.csrf }, s)],
+      ['another origin', await post(t, url2, { csrf_token: s.csrf }, s, { origin: 'https://evil.example' })],
+      ['a cross-site request', await post(t, url2, { csrf_token: s.csrf }, s, { 'sec-fetch-site': 'cross-site' })],
+      ['no session', await post(t, url2, { csrf_token: s.csrf })],
+    ] as const) {
+      assert.ok(res.statusCode === 403 || res.statusCode === 401, `${what}: ${res.statusCode}`);
+    }
+    const b = await login(t, t.b.sandboxKey);
+    assert.equal((await post(t, url2, { csrf_token: b.csrf }, b)).statusCode, 404, "merchant B cannot deactivate A's link");
+    assert.equal((await get(t, `/dashboard/payment-links/${id}`, b)).statusCode, 404);
+    assert.ok(!(await get(t, '/dashboard/payment-links', b)).body.includes(id));
+    assert.equal(json(await t.call('GET', `/payment_link/${id}`))['status'], 'active', 'the refusals changed nothing');
+
+    const done = await post(t, url2, { csrf_token: s.csrf }, s, { origin: PUBLIC_BASE_URL, 'sec-fetch-site': 'same-origin' });
+    assert.equal(done.statusCode, 303, done.body);
+    assert.equal(done.headers['location'], `/dashboard/payment-links/${id}?notice=payment_link_deactivated`);
+    assert.equal(json(await t.call('GET', `/payment_link/${id}`))['status'], 'inactive');
+    const after = await get(t, `/dashboard/payment-links/${id}?notice=payment_link_deactivated`, s);
+    assert.match(after.body, /Payment link deactivated\./);
+    assert.match(after.body, /id="link-status"><span class="status s-inactive">inactive</);
+    assert.ok(!after.body.includes('id="deactivate-form"'));
+    assert.match(after.body, /id="link-not-taking"/);
+    // Sent again (a double click): answered unchanged.
+    assert.equal((await post(t, url2, { csrf_token: s.csrf }, s)).statusCode, 303);
+    assert.equal((await get(t, '/dashboard/payment-links/plink_nope', s)).statusCode, 404);
+    assert.equal((await post(t, '/dashboard/payment-links/plink_nope/deactivate', { csrf_token: s.csrf }, s)).statusCode, 404);
+  });
+
   it("isolates tenants: merchant B's session never sees or touches A's payment, events or keys", async () => {
     const { id } = await t.paidBankPayment();
     const aSession = await login(t, t.a.sandboxKey);
@@ -474,7 +652,7 @@ describe('dashboard over HTTP', () => {
     assert.equal((await post(t, `/dashboard/keys/${aKey.id}/revoke`, { csrf_token: b.csrf }, b)).statusCode, 404);
     assert.equal((await post(t, `/dashboard/keys/${aKey.id}/roll`, { csrf_token: b.csrf }, b)).statusCode, 404);
     assert.equal((await t.call('GET', '/balance', { key: t.a.sandboxKey })).statusCode, 200);
-    for (const screen of ['checkouts', 'webhooks', 'keys', 'balance', 'settlements', 'reconciliation']) {
+    for (const screen of ['checkouts', 'payment-links', 'webhooks', 'keys', 'balance', 'settlements', 'reconciliation']) {
       const res = await get(t, `/dashboard/${screen}`, b);
       assert.equal(res.statusCode, 200, screen);
       assert.ok(!res.body.includes(t.a.id) && !res.body.includes(aKey.id) && !res.body.includes(id), screen);
@@ -491,6 +669,7 @@ describe('dashboard over HTTP', () => {
       ['/dashboard/payments', 'id="screen-payments"'],
       [`/dashboard/payments/${String(json(created)['id'])}`, 'id="timeline"'],
       ['/dashboard/checkouts', 'id="screen-checkouts"'],
+      ['/dashboard/payment-links', 'id="create-link-form"'],
       ['/dashboard/webhooks', 'id="endpoints"'],
       ['/dashboard/keys', 'id="keys"'],
       ['/dashboard/balance', 'id="screen-balance"'],

@@ -133,8 +133,14 @@ describe(`SDK client against the server (${TEST_STORE})`, () => {
     assert.ok(fixed.lastResponse.idempotencyKey?.startsWith('tributary-node-'), 'create is keyed');
     // The same key again: the stored answer, not a second link.
     const key = `plink-${ref('sdk')}`;
-    const first = await client.paymentLinks.create({ amount_min: 50000, amount_max: 2000000, currency: 'IDR' }, { idempotencyKey: key });
-    const again = await client.paymentLinks.create({ amount_min: 50000, amount_max: 2000000, currency: 'IDR' }, { idempotencyKey: key });
+    const first = await client.paymentLinks.create(
+      { amount_min: 50000, amount_max: 2000000, currency: 'IDR' },
+      { idempotencyKey: key },
+    );
+    const again = await client.paymentLinks.create(
+      { amount_min: 50000, amount_max: 2000000, currency: 'IDR' },
+      { idempotencyKey: key },
+    );
     assert.equal(again.id, first.id);
     assert.equal(again.lastResponse.replayed, true);
     assert.deepEqual([first.amount, first.amount_min, first.amount_max], [null, 50000, 2000000]);

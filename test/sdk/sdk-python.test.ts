@@ -259,6 +259,55 @@ describe(`Python SDK against the server (${TEST_STORE})`, () => {
     assert.equal(await paymentsWithReference(ctx.t, reference), 1, 'one payment for the one selection');
   });
 
+  it('payment links: create (keyed, replayed by key), a visit, retrieve, list, deactivate (sync and async)', async () => {
+    const { env } = await freshMerchant();
+    type Meta = { status: number; attempts: number; replayed: boolean; idempotency_key: string | null; request_id: string };
+    const out = await scenario<{
+      id: string;
+      bounded: string;
+      status: string;
+      url: string;
+      amount: string;
+      amount_is_decimal: boolean;
+      bounds: string[];
+      create: Meta;
+      replay: { id: string; replayed: boolean };
+      float_refused: boolean;
+      visit: { id: string; amount: string; meta: Meta };
+      outside: { class: string; param: string; issue: string };
+      entered: string;
+      retrieved: { open: number; remaining: number; collected: string };
+      listed: string[];
+      async: { open: number; listed: string[]; deactivated: string };
+      deactivated: { status: string; at: boolean };
+      inactive: { class: string; code: string };
+    }>('payment_links', { ...env, LINK_KEY: ref('py-plink') });
+    assert.match(out.id, /^plink_/);
+    assert.equal(out.status, 'active');
+    assert.match(out.url, new RegExp(`/pay/${out.id}$`));
+    assert.equal(out.amount, '150000.00', 'a Decimal with the currency’s minor units');
+    assert.equal(out.amount_is_decimal, true);
+    assert.deepEqual(out.bounds, ['50000.00', '2000000.00']);
+    assert.equal(out.create.status, 201);
+    assert.match(out.create.idempotency_key ?? '', /^tributary-python-/, 'create is keyed');
+    assert.deepEqual(out.replay, { id: out.bounded, replayed: true }, 'the same key answers the first link');
+    assert.equal(out.float_refused, true, 'a float amount is refused before sending');
+    assert.match(out.visit.id, /^cs_/);
+    assert.equal(out.visit.amount, '150000.00');
+    assert.equal(out.visit.meta.status, 201);
+    assert.equal(out.visit.meta.idempotency_key, null, 'a visit is not keyed: each call is a new visit');
+    assert.deepEqual(out.outside, { class: 'InvalidRequestError', param: 'amount', issue: 'amount_outside_bounds' });
+    assert.equal(out.entered, '75000.50');
+    assert.deepEqual(out.retrieved, { open: 1, remaining: 1, collected: '0.00' });
+    const both = [out.id, out.bounded].sort();
+    assert.deepEqual(out.listed, both, 'every link once, one per page');
+    assert.deepEqual(out.async, { open: 1, listed: both, deactivated: 'inactive' });
+    assert.deepEqual(out.deactivated, { status: 'inactive', at: true });
+    assert.deepEqual(out.inactive, { class: 'ConflictError', code: 'payment_link_inactive' });
+    const links = await ctx.t.testStore.store.query('SELECT id FROM payment_links WHERE id IN ($1, $2)', [out.id, out.bounded]);
+    assert.equal(links.length, 2, 'two links: the replay made none');
+  });
+
   it('reaches every resource: payment methods, sandbox, settlements, reconciliation, refunds, balance, endpoints, events, callback secret', async () => {
     const { key, env } = await freshMerchant();
     ctx.clock.advance(2 * DAY_MS);

@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = 'ae3d50554ef39d5093c7a41739beb23a3752a73e2e763248ce993cd89d624c3e';
+    public const OPENAPI_SHA256 = '87253fddb7ffb6bc10b5fcd0393bdbb4255dacc3820666c35a0845d2b6555b9c';
 }

@@ -112,6 +112,8 @@ namespace Tributary\Generated;
  *     cancellation_reason?: 'requested_by_customer'|'duplicate'|'fraudulent'|'abandoned'|null,
  * }
  *
+ * @phpstan-type ErasePayerDataBody array<never, never>
+ *
  * @phpstan-type CreateCheckoutBody array{
  *     amount: numeric-string|int|\Tributary\Money,
  *     currency: string,
@@ -545,6 +547,19 @@ final class Operations
             'pathParams' => ['id'],
             'query' => [],
             'idempotencyKey' => true,
+            'body' => true,
+            'amountFields' => [],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\Payment::class,
+            'listItem' => null,
+        ],
+        'erasePayerData' => [
+            'method' => 'POST',
+            'path' => '/payment/{id}/erase_payer_data',
+            'pathParams' => ['id'],
+            'query' => [],
+            'idempotencyKey' => false,
             'body' => true,
             'amountFields' => [],
             'objectFields' => [],

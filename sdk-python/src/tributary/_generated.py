@@ -53,35 +53,35 @@ __all__ = [
     "ListReconciliationLinesQuery", "ListReconciliationLinesResponse", "RefundPaymentBodyReason",
     "RefundPaymentBodySource", "RefundPaymentBody", "RefundPaymentResponse", "GetRefundResponse",
     "GetBalanceQuery", "GetBalanceResponse", "CancelPaymentBodyCancellationReason",
-    "CancelPaymentBody", "CancelPaymentResponse", "CreateCheckoutBodyChannelsItem",
-    "CreateCheckoutBody", "CreateCheckoutResponse", "GetCheckoutResponse",
-    "ListCheckoutsQueryStatus", "ListCheckoutsQuery", "ListCheckoutsResponse",
-    "ExpireCheckoutResponse", "SelectCheckoutMethodBodyChannel", "SelectCheckoutMethodBody",
-    "SelectCheckoutMethodResponse", "CreatePaymentLinkBodyChannelsItem", "CreatePaymentLinkBody",
-    "CreatePaymentLinkResponse", "GetPaymentLinkResponse", "ListPaymentLinksQuery",
-    "ListPaymentLinksResponse", "DeactivatePaymentLinkResponse", "StartPaymentLinkCheckoutBody",
-    "StartPaymentLinkCheckoutResponse", "SimulatePaymentBodyOutcome", "SimulatePaymentBody",
-    "SimulatePaymentResponseOutcome", "SimulatePaymentResponse", "PaymentPendingEventData",
-    "PaymentPendingEvent", "PaymentSucceededEventData", "PaymentSucceededEvent",
-    "PaymentFailedEventData", "PaymentFailedEvent", "PaymentExpiredEventData",
-    "PaymentExpiredEvent", "PaymentCanceledEventData", "PaymentCanceledEvent",
-    "PaymentSettledEventData", "PaymentSettledEvent", "PaymentReversedEventData",
-    "PaymentReversedEvent", "RefundSucceededEventData", "RefundSucceededEvent",
-    "RefundFailedEventData", "RefundFailedEvent", "ReconciliationCompletedEventData",
-    "ReconciliationCompletedEvent", "ReconciliationDiscrepancyEventData",
-    "ReconciliationDiscrepancyEvent", "SettlementExceptionCreatedEventData",
-    "SettlementExceptionCreatedEvent", "SettlementExceptionResolvedEventData",
-    "SettlementExceptionResolvedEvent", "WebhookEndpointDisabledEventData",
-    "WebhookEndpointDisabledEvent", "CheckoutCompletedEventData", "CheckoutCompletedEvent",
-    "CheckoutExpiredEventData", "CheckoutExpiredEvent", "API_VERSION", "OPENAPI_SHA256",
-    "WebhookEvent", "Operation", "OPERATIONS", "ErrorCode", "ERROR_STATUS", "EVENT_TYPES",
-    "DECIMAL_FIELDS", "MINOR_UNITS",
+    "CancelPaymentBody", "CancelPaymentResponse", "ErasePayerDataResponse",
+    "CreateCheckoutBodyChannelsItem", "CreateCheckoutBody", "CreateCheckoutResponse",
+    "GetCheckoutResponse", "ListCheckoutsQueryStatus", "ListCheckoutsQuery",
+    "ListCheckoutsResponse", "ExpireCheckoutResponse", "SelectCheckoutMethodBodyChannel",
+    "SelectCheckoutMethodBody", "SelectCheckoutMethodResponse", "CreatePaymentLinkBodyChannelsItem",
+    "CreatePaymentLinkBody", "CreatePaymentLinkResponse", "GetPaymentLinkResponse",
+    "ListPaymentLinksQuery", "ListPaymentLinksResponse", "DeactivatePaymentLinkResponse",
+    "StartPaymentLinkCheckoutBody", "StartPaymentLinkCheckoutResponse",
+    "SimulatePaymentBodyOutcome", "SimulatePaymentBody", "SimulatePaymentResponseOutcome",
+    "SimulatePaymentResponse", "PaymentPendingEventData", "PaymentPendingEvent",
+    "PaymentSucceededEventData", "PaymentSucceededEvent", "PaymentFailedEventData",
+    "PaymentFailedEvent", "PaymentExpiredEventData", "PaymentExpiredEvent",
+    "PaymentCanceledEventData", "PaymentCanceledEvent", "PaymentSettledEventData",
+    "PaymentSettledEvent", "PaymentReversedEventData", "PaymentReversedEvent",
+    "RefundSucceededEventData", "RefundSucceededEvent", "RefundFailedEventData",
+    "RefundFailedEvent", "ReconciliationCompletedEventData", "ReconciliationCompletedEvent",
+    "ReconciliationDiscrepancyEventData", "ReconciliationDiscrepancyEvent",
+    "SettlementExceptionCreatedEventData", "SettlementExceptionCreatedEvent",
+    "SettlementExceptionResolvedEventData", "SettlementExceptionResolvedEvent",
+    "WebhookEndpointDisabledEventData", "WebhookEndpointDisabledEvent",
+    "CheckoutCompletedEventData", "CheckoutCompletedEvent", "CheckoutExpiredEventData",
+    "CheckoutExpiredEvent", "API_VERSION", "OPENAPI_SHA256", "WebhookEvent", "Operation",
+    "OPERATIONS", "ErrorCode", "ERROR_STATUS", "EVENT_TYPES", "DECIMAL_FIELDS", "MINOR_UNITS",
 ]
 
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "ae3d50554ef39d5093c7a41739beb23a3752a73e2e763248ce993cd89d624c3e"
+OPENAPI_SHA256: Final = "87253fddb7ffb6bc10b5fcd0393bdbb4255dacc3820666c35a0845d2b6555b9c"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -325,6 +325,10 @@ class Payment(TypedDict):
     #: (counter), or the code the provider reported.
     reversal_reason: str | None
     routing: PaymentRouting | None
+    #: When the payer's personal data (`email`, and e-mail addresses in `description` and `metadata`
+    #: values) was erased, by `POST /payment/{id}/erase_payer_data` or the retention period
+    #: (docs/payer-data.md); null while it is kept.
+    payer_data_erased_at: str | None
 
 
 class PaymentList(TypedDict):
@@ -921,6 +925,9 @@ class Checkout(TypedDict):
     updated_at: str
     #: When it completed or expired.
     closed_at: str | None
+    #: When the payer's personal data was erased with its payments' (docs/payer-data.md); null while
+    #: it is kept.
+    payer_data_erased_at: str | None
     #: Only in the create answer: authorises the payer's selection.
     client_secret: NotRequired[str]
 
@@ -1791,6 +1798,7 @@ RefundPaymentResponse = Refund
 GetRefundResponse = Refund
 GetBalanceResponse = Balance
 CancelPaymentResponse = Payment
+ErasePayerDataResponse = Payment
 CreateCheckoutResponse = Checkout
 GetCheckoutResponse = Checkout
 ListCheckoutsResponse = CheckoutList
@@ -1880,6 +1888,9 @@ OPERATIONS: Final[dict[str, Operation]] = {
     "getRefund": Operation("GET", "/refund/{id}", ("id",), False, False, "json"),
     "getBalance": Operation("GET", "/balance", (), False, False, "json"),
     "cancelPayment": Operation("POST", "/payment/{id}/cancel", ("id",), True, True, "json"),
+    "erasePayerData": Operation(
+        "POST", "/payment/{id}/erase_payer_data", ("id",), False, True, "json"
+    ),
     "createCheckout": Operation("POST", "/checkout/create", (), True, True, "json"),
     "getCheckout": Operation("GET", "/checkout/{id}", ("id",), False, False, "json"),
     "listCheckouts": Operation("GET", "/checkout", (), False, False, "json"),

@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = 'ae3d50554ef39d5093c7a41739beb23a3752a73e2e763248ce993cd89d624c3e';
+export const OPENAPI_SHA256 = '87253fddb7ffb6bc10b5fcd0393bdbb4255dacc3820666c35a0845d2b6555b9c';
 
 // ---- Objects (components.schemas) ----
 
@@ -179,6 +179,8 @@ export type Payment = {
       error_code: string | null;
     }[];
   } | null;
+  /** When the payer's personal data (`email`, and e-mail addresses in `description` and `metadata` values) was erased, by `POST /payment/{id}/erase_payer_data` or the retention period (docs/payer-data.md); null while it is kept. */
+  payer_data_erased_at: string | null;
 };
 
 export type PaymentList = {
@@ -625,6 +627,8 @@ export type Checkout = {
   updated_at: string;
   /** When it completed or expired. */
   closed_at: string | null;
+  /** When the payer's personal data was erased with its payments' (docs/payer-data.md); null while it is kept. */
+  payer_data_erased_at: string | null;
   /** Only in the create answer: authorises the payer's selection. */
   client_secret?: string;
 };
@@ -1139,6 +1143,18 @@ export type CancelPaymentBody = {
 };
 export type CancelPaymentResponse = Payment;
 /**
+ * Erase a payment's payer data
+ *
+ * For a payer's erasure request: erases the payer's personal data of a final payment — `email` becomes null, the e-mail address is replaced by `[erased]` wherever it appears in `description` and `metadata` values — in the payment, in its stored events (`GET /event` shows them erased), in stored provider notifications and in the stored answers of your webhook endpoints. When a checkout made the payment, the checkout and all its payments are erased together (one payer). Amounts, references, statuses, refunds and the ledger do not change; `payer_data_erased_at` says when it happened. Webhooks already delivered are not recalled. Only a final payment (`succeeded`, `failed`, `expired`, `canceled`, `reversed`) of a closed checkout can be erased: a pending one answers 409 `payment_state_conflict` (cancel it first). Idempotent: erasing again answers the erased payment unchanged. The body is optional and empty. See docs/payer-data.md.
+ */
+export type ErasePayerDataParams = {
+  /** `pay_…` */
+  id: string;
+};
+export type ErasePayerDataQuery = Record<string, never>;
+export type ErasePayerDataBody = Record<string, never>;
+export type ErasePayerDataResponse = Payment;
+/**
  * Create a checkout
  *
  * Creates a checkout: the payer chooses how to pay on its hosted page (`url`), or your own UI calls `POST /checkout/{id}/select` with the `client_secret` (shown only in this answer). Send an `Idempotency-Key` header so that retries never create a second checkout.
@@ -1507,6 +1523,14 @@ export const OPERATIONS = {
     body: true,
     response: 'json',
   },
+  erasePayerData: {
+    method: 'POST',
+    path: '/payment/{id}/erase_payer_data',
+    pathParams: ['id'],
+    idempotencyKey: false,
+    body: true,
+    response: 'json',
+  },
   createCheckout: {
     method: 'POST',
     path: '/checkout/create',
@@ -1731,6 +1755,12 @@ export interface OperationTypes {
     query: CancelPaymentQuery;
     body: CancelPaymentBody;
     response: CancelPaymentResponse;
+  };
+  erasePayerData: {
+    params: ErasePayerDataParams;
+    query: ErasePayerDataQuery;
+    body: ErasePayerDataBody;
+    response: ErasePayerDataResponse;
   };
   createCheckout: {
     params: CreateCheckoutParams;

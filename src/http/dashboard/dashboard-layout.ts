@@ -6,8 +6,8 @@ import { html, htmlDocument, type SafeHtml, trusted } from '../pages/html.ts';
 import type { Principal } from '../../kernel/index.ts';
 
 /**
- * The frame of every dashboard page: one stylesheet allowed by hash, no script at all, forms
- * posting only to our own origin. Everything is rendered on the server from the same module
+ * The frame of every dashboard page: one stylesheet allowed by hash, no script (but the copy
+ * buttons' on the pages that have some, by hash too), forms posting only to our own origin. Everything is rendered on the server from the same module
  * functions the API routes call; the pages work without JavaScript.
  */
 const STYLE = `
@@ -65,11 +65,50 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f8fb;border:1px so
 .pager{margin-top:.8rem}
 .login{max-width:26rem;margin:4rem auto}
 .login form{display:flex;flex-direction:column;gap:.8rem}
+.link-url{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
+.link-url code{flex:1 1 16rem;padding:.45rem .5rem;background:#f7f8fb;border:1px solid var(--line);border-radius:6px;overflow-wrap:anywhere;user-select:all}
+figure.qr{margin:.8rem 0 0}
+figure.qr svg{display:block;width:240px;max-width:100%;height:auto;border:1px solid var(--line);border-radius:6px;background:#fff}
+figure.qr figcaption{color:var(--muted);font-size:.8rem;margin-top:.3rem}
+form.stack{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:.6rem 1rem;align-items:start}
+form.stack fieldset{grid-column:1/-1;display:flex;flex-wrap:wrap;gap:.5rem 1rem;border:1px solid var(--line);border-radius:8px;margin:0;padding:.5rem .7rem}
+form.stack fieldset label{flex:1 1 12rem;max-width:20rem}
+form.stack legend{font-size:.8rem;color:var(--muted);padding:0 .3rem}
+form.stack .actions{grid-column:1/-1}
+form.stack input{width:100%}
+.field-error{color:var(--bad);font-size:.8rem}
+input[aria-invalid=true]{border-color:var(--bad)}
 @media (max-width:40rem){main{padding:.5rem}.card{padding:.6rem}th,td{padding:.3rem}dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.4rem}}
 `.trim();
 
 const STYLE_ELEMENT = trusted(`<style>${STYLE}</style>`);
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/*
+ * The one script of the dashboard, on the screens that have something to copy (a payment link's
+ * URL): it shows the copy buttons, which stay hidden without JavaScript (the text is selectable
+ * anyway), and writes only to the clipboard and textContent. Allowed by hash on those pages only;
+ * every other page keeps a CSP with no script at all.
+ */
+export const COPY_SCRIPT = `
+(function () {
+  'use strict';
+  if (!navigator.clipboard) return;
+  Array.prototype.forEach.call(document.querySelectorAll('button.copy'), function (b) {
+    var label = b.textContent;
+    b.hidden = false;
+    b.addEventListener('click', function () {
+      navigator.clipboard.writeText(b.getAttribute('data-copy') || '').then(
+        function () { b.textContent = b.getAttribute('data-copied') || label; },
+        function () { b.textContent = label; }
+      );
+    });
+  });
+})();
+`.trim();
+
+/** Built here, not in a template, so that formatting can never add a byte inside the hashed text. */
+export const COPY_SCRIPT_ELEMENT = trusted(`<script>${COPY_SCRIPT}</script>`);
 
 /** No script, no image, no connection, no frame; forms post to this origin only. */
 export const DASHBOARD_CSP = [
@@ -81,6 +120,9 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
   "require-trusted-types-for 'script'",
 ].join('; ');
+
+/** The CSP of a page that carries COPY_SCRIPT_ELEMENT: the same, plus that script by its hash. */
+export const DASHBOARD_CSP_WITH_COPY_SCRIPT = `${DASHBOARD_CSP}; script-src ${sha256(COPY_SCRIPT)}`;
 
 /** Headers of every dashboard answer (pages, redirects and errors alike). */
 export const DASHBOARD_HEADERS: Readonly<Record<string, string>> = {
@@ -96,11 +138,13 @@ export const DASHBOARD_HEADERS: Readonly<Record<string, string>> = {
   'X-Robots-Tag': 'noindex, nofollow',
 };
 
-export type Screen = 'payments' | 'checkouts' | 'webhooks' | 'keys' | 'balance' | 'settlements' | 'reconciliation';
+export type Screen =
+  'payments' | 'checkouts' | 'payment-links' | 'webhooks' | 'keys' | 'balance' | 'settlements' | 'reconciliation';
 
 const NAV: readonly { screen: Screen; href: string; label: string }[] = [
   { screen: 'payments', href: '/dashboard/payments', label: 'Payments' },
   { screen: 'checkouts', href: '/dashboard/checkouts', label: 'Checkouts' },
+  { screen: 'payment-links', href: '/dashboard/payment-links', label: 'Payment links' },
   { screen: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
   { screen: 'keys', href: '/dashboard/keys', label: 'API keys' },
   { screen: 'balance', href: '/dashboard/balance', label: 'Balance' },

@@ -6,6 +6,7 @@ import { isStoreUnavailable } from '../../db/db-errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { ExpireDeps } from '../../modules/checkouts/index.ts';
+import type { PaymentLinkDeps } from '../../modules/payment-links/index.ts';
 import type { DashboardSession, DashboardSessions } from '../../modules/merchants/dashboard-sessions.ts';
 import type { RateLimiter } from '../../modules/rate-limits/rate-limiter.ts';
 import type { ReconcileDeps } from '../../modules/reconciliation/reconcile.ts';
@@ -43,6 +44,8 @@ export interface DashboardDeps {
   refund: RefundDeps;
   reconcile: ReconcileDeps;
   expireCheckout: ExpireDeps;
+  /** Creates and deactivates payment links (the API's create, with its idempotency). */
+  paymentLinks: PaymentLinkDeps;
   rateLimiter?: RateLimiter;
 }
 
@@ -79,6 +82,11 @@ const NOTICES: Readonly<Record<string, Exclude<Notice, undefined>>> = {
   refund: { kind: 'ok', text: 'Refund requested. It shows in the timeline; the provider finishes it.' },
   redelivered: { kind: 'ok', text: 'Redelivery scheduled: new deliveries are in the timeline.' },
   checkout_expired: { kind: 'ok', text: 'Checkout expired. Its pending payment, if any, is canceled.' },
+  payment_link_created: { kind: 'ok', text: 'Payment link created. Share its URL or QR code with payers.' },
+  payment_link_deactivated: {
+    kind: 'ok',
+    text: 'Payment link deactivated. It takes no more payments; checkouts it already made stay payable.',
+  },
   key_revoked: { kind: 'ok', text: 'Key revoked. It no longer works, here or in the API.' },
   signed_out: { kind: 'ok', text: 'Signed out.' },
   session_ended: {

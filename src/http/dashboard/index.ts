@@ -5,6 +5,8 @@ import { registerBalanceScreen } from './screens/balance.screen.ts';
 import { registerCheckoutDetailScreen } from './screens/checkout-detail.screen.ts';
 import { registerCheckoutListScreen } from './screens/checkout-list.screen.ts';
 import { registerKeysScreen } from './screens/keys.screen.ts';
+import { registerPaymentLinkDetailScreen } from './screens/payment-link-detail.screen.ts';
+import { registerPaymentLinkListScreen } from './screens/payment-link-list.screen.ts';
 import { registerPaymentDetailScreen } from './screens/payment-detail.screen.ts';
 import { registerPaymentListScreen } from './screens/payment-list.screen.ts';
 import { registerReconciliationDetailScreen } from './screens/reconciliation-detail.screen.ts';
@@ -23,6 +25,8 @@ const SCREENS: readonly ((dashboard: FastifyInstance, deps: ScreenDeps) => void)
   registerPaymentDetailScreen,
   registerCheckoutListScreen,
   registerCheckoutDetailScreen,
+  registerPaymentLinkListScreen,
+  registerPaymentLinkDetailScreen,
   registerWebhooksScreen,
   registerKeysScreen,
   registerBalanceScreen,

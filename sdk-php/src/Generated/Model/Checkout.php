@@ -85,6 +85,9 @@ final class Checkout extends Model
     /** When it completed or expired. */
     public readonly ?string $closed_at;
 
+    /** When the payer's personal data was erased with its payments' (docs/payer-data.md); null while it is kept. */
+    public readonly ?string $payer_data_erased_at;
+
     /** Only in the create answer: authorises the payer's selection. */
     public readonly ?string $client_secret;
 
@@ -122,6 +125,7 @@ final class Checkout extends Model
         $this->created_at = Decode::string($data, 'created_at');
         $this->updated_at = Decode::string($data, 'updated_at');
         $this->closed_at = Decode::string($data, 'closed_at', true);
+        $this->payer_data_erased_at = Decode::string($data, 'payer_data_erased_at', true);
         $this->client_secret = Decode::string($data, 'client_secret', true);
     }
 }

@@ -155,6 +155,12 @@ final class Payment extends Model
     public readonly ?PaymentRouting $routing;
 
     /**
+     * When the payer's personal data (`email`, and e-mail addresses in `description` and `metadata` values) was erased,
+     * by `POST /payment/{id}/erase_payer_data` or the retention period (docs/payer-data.md); null while it is kept.
+     */
+    public readonly ?string $payer_data_erased_at;
+
+    /**
      * @param array<string, mixed> $data
      * @throws \UnexpectedValueException when a field is missing or of the wrong type
      */
@@ -212,5 +218,6 @@ final class Payment extends Model
         $this->cancellation_reason = Decode::string($data, 'cancellation_reason', true);
         $this->reversal_reason = Decode::string($data, 'reversal_reason', true);
         $this->routing = Decode::model($data, 'routing', PaymentRouting::class, true);
+        $this->payer_data_erased_at = Decode::string($data, 'payer_data_erased_at', true);
     }
 }
