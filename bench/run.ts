@@ -19,6 +19,7 @@ import {
 } from './scenarios.ts';
 import { runScaling } from './scaling.ts';
 import { runSoak } from './soak.ts';
+import { startOtlpSink } from './lib/otlp-sink.ts';
 
 /**
  * `npm run bench` — the benchmark with its ceilings (docs/benchmarks.md).
@@ -38,8 +39,11 @@ import { runSoak } from './soak.ts';
  *          at N ÷ endpoints; 0 = creates as fast as answered),
  *          --dispatch-only (only the webhook dispatch scenario: a development aid),
  *          --server-heap-mib N (soak: cap the server's V8 old space; a leak then fails the soak
- *          instead of hiding behind a lazy garbage collector).
- * Writes bench/latest.json (not in --soak/--profile, which write their own files).
+ *          instead of hiding behind a lazy garbage collector),
+ *          --tracing (the servers run with OTEL_EXPORTER_OTLP_ENDPOINT pointed at a loopback sink
+ *          that accepts and discards: the cost of tracing, docs/tracing.md).
+ * Writes bench/latest.json (not in --soak/--profile, which write their own files; --tracing writes
+ * bench/tracing-latest.json: a traced run is never the record).
  */
 const { values } = parseArgs({
   options: {
@@ -49,6 +53,7 @@ const { values } = parseArgs({
     'dispatch-rate': { type: 'string', default: '2400' },
     'server-heap-mib': { type: 'string' },
     soak: { type: 'boolean', default: false },
+    tracing: { type: 'boolean', default: false },
     scaling: { type: 'boolean', default: false },
     'api-processes': { type: 'string', default: '3' },
     profile: { type: 'boolean', default: false },
@@ -226,7 +231,9 @@ async function benchmark(): Promise<void> {
   progress(`starting ${stores.join(' + ')} (servers, ceiling processes, merchants); load ${before.load_average.join(' ')}`);
   // On PostgreSQL, as in a deployment, the providers are another system: the sandbox providers run
   // as their own process. The embedded store keeps them in the server, as `npm start` does.
-  const setups = await Promise.all(stores.map((s) => setupStore(s, [], { separateProviders: s === 'postgres' })));
+  const sink = values.tracing ? await startOtlpSink() : undefined;
+  const serverEnv = sink === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
+  const setups = await Promise.all(stores.map((s) => setupStore(s, [], { separateProviders: s === 'postgres', serverEnv })));
   if (values.quick && values.seconds === undefined) {
     // Windows (11 per store — dispatch has two, the receiver's ceiling and the load — plus the HTTP
     // ceiling) and warm-ups (6 per store, at half a window) share what is left of the budget, less
@@ -254,17 +261,20 @@ async function benchmark(): Promise<void> {
     }
   } finally {
     await Promise.all([...running].map((s) => s.cleanup()));
+    await sink?.close();
   }
   const after = machine();
   const mode = values.quick ? 'quick' : values.seconds === undefined ? 'full' : 'custom';
   console.log('');
   printTable(rows, skipped);
   console.log(
-    `\n${mode} run, ${windowSeconds.toFixed(2)} s windows, ${connections} connections; ${before.cpu} x${before.cores}; ` +
+    `\n${mode} run${sink === undefined ? '' : ` with tracing (${sink.exports()} OTLP exports, ${sink.bytes()} bytes)`}, ` +
+      `${windowSeconds.toFixed(2)} s windows, ${connections} connections; ${before.cpu} x${before.cores}; ` +
       `load average before ${before.load_average.join(' ')}, after ${after.load_average.join(' ')}; ${((Date.now() - startedMs) / 1000).toFixed(1)} s`,
   );
   const out = {
     mode,
+    ...(sink === undefined ? {} : { tracing: { otlp_exports: sink.exports(), otlp_bytes: sink.bytes() } }),
     window_seconds: windowSeconds,
     connections,
     machine: { ...before, load_average_after: after.load_average },
@@ -272,8 +282,9 @@ async function benchmark(): Promise<void> {
     skipped,
   };
   if (values['dispatch-only']) return; // a partial run never replaces the record
-  await writeJson(join(REPO_ROOT, 'bench/latest.json'), out);
-  console.log('wrote bench/latest.json');
+  const file = values.tracing ? 'bench/tracing-latest.json' : 'bench/latest.json';
+  await writeJson(join(REPO_ROOT, file), out);
+  console.log(`wrote ${file}`);
 }
 
 if (values.scaling) {

@@ -41,6 +41,8 @@ export interface AppDeps {
   /** The sandbox providers, when they run inside this process (the embedded default). */
   sandboxProviders?: SandboxProviders;
   health?: ConnectorHealthTracker;
+  /** The embedded store's DATA_DIR (absent on PostgreSQL): /metrics reports its disk (docs/operations.md). */
+  dataDir?: string;
   statusSyncDelayMs?: number;
   /** First re-send of a refund the provider left pending (default REFUND_SYNC_DELAY_MS). */
   refundSyncDelayMs?: number;

@@ -40,6 +40,8 @@ export interface Config {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   logLevel: string;
+  /** OTLP/HTTP collector base URL (OTEL_EXPORTER_OTLP_ENDPOINT): tracing is on when set (docs/tracing.md). */
+  otlpEndpoint: string | undefined;
   /** Where the sandbox providers run; unset: inside this process under /_sandbox/providers. */
   sandboxProviderUrl: string | undefined;
   /** Master secret shared with separately run sandbox providers; unset: derived from the deployment secret. */
@@ -62,6 +64,12 @@ export interface Config {
   webhookPollMs: number;
   eventRetentionDays: number;
   webhookDeliveryRetentionDays: number;
+  /** Payer data (e-mails, …) is erased this many days after a payment's final state (docs/payer-data.md); undefined: kept. */
+  payerDataRetentionDays: number | undefined;
+  /** Scheduled backups of the embedded store (docs/backups.md): off unless BACKUP_DIR is set. */
+  backupDir: string | undefined;
+  backupEveryMs: number;
+  backupKeep: number;
 }
 
 export class ConfigError extends Error {
@@ -100,6 +108,13 @@ function nonEmpty(env: Env, name: string): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return undefined;
+  if (!/^https?:\/\/[^/]/.test(raw) || !URL.canParse(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const secret = nonEmpty(env, 'TRIBUTARY_SECRET');
   if (secret !== undefined && secret.length < 32) {
@@ -133,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000),
     rateLimitBurst: int(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    otlpEndpoint: httpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
     sandboxProviderUrl: nonEmpty(env, 'SANDBOX_PROVIDER_URL')?.replace(/\/+$/, ''),
     sandboxProviderSecret: nonEmpty(env, 'SANDBOX_PROVIDER_SECRET'),
     statusSyncDelayMs: int(env, 'STATUS_SYNC_DELAY_MS', 300_000, 1_000, 86_400_000),
@@ -140,7 +156,38 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxSettlementDelayMs: int(env, 'SANDBOX_SETTLEMENT_DELAY_MS', 86_400_000, 0, 30 * 86_400_000),
     failpoints: env['TRIBUTARY_FAILPOINTS'] ?? '',
     runJobs: (env['RUN_JOBS'] ?? 'true') !== 'false',
+    // Unset keeps payer data for as long as the payment exists (the default: erasing is a decision).
+    payerDataRetentionDays:
+      nonEmpty(env, 'PAYER_DATA_RETENTION_DAYS') === undefined ? undefined : int(env, 'PAYER_DATA_RETENTION_DAYS', 0, 1, 36_500),
     ...webhookConfig(env),
+    ...backupConfig(env),
+  };
+}
+
+/** `30s`, `15m`, `6h`, `1d`: how often a scheduled backup runs. */
+function duration(env: Env, name: string, fallback: string, minMs: number): number {
+  const raw = nonEmpty(env, name) ?? fallback;
+  const match = /^(\d+)(s|m|h|d)$/.exec(raw);
+  const unitMs = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+  const ms = match === null ? NaN : Number(match[1]) * unitMs[match[2] as keyof typeof unitMs];
+  if (!(ms >= minMs && ms <= 30 * 86_400_000)) {
+    throw new ConfigError(
+      `${name} must be a duration like 30s, 15m, 6h or 1d (at least ${minMs / 1000} s, at most 30d), got "${raw}"`,
+    );
+  }
+  return ms;
+}
+
+function backupConfig(env: Env) {
+  const backupDir = nonEmpty(env, 'BACKUP_DIR');
+  // PostgreSQL is backed up by pgBackRest (WAL archiving, point-in-time recovery), not by us.
+  if (backupDir !== undefined && nonEmpty(env, 'DATABASE_URL') !== undefined) {
+    throw new ConfigError('BACKUP_DIR backs up the embedded store; with DATABASE_URL use pgBackRest (docs/backups.md)');
+  }
+  return {
+    backupDir,
+    backupEveryMs: duration(env, 'BACKUP_EVERY', '24h', 1_000),
+    backupKeep: int(env, 'BACKUP_KEEP', 7, 1, 1_000),
   };
 }
 

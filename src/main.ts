@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './app.ts';
 import { type AppDeps, composeModules } from './composition.ts';
@@ -11,12 +12,17 @@ import { settlementIngestJob } from './jobs/settlement-ingest.ts';
 import { REFUND_SYNC_DELAY_MS, refundSyncJob } from './jobs/refund-sync.ts';
 import { statusSyncJob } from './jobs/status-sync.ts';
 import { embeddedMaintenanceJob } from './jobs/embedded-maintenance.ts';
+import { scheduledBackupJob } from './jobs/scheduled-backup.ts';
+import { serveAdminSocket } from './db/backup/admin-socket.ts';
+import { takeEmbeddedBackup } from './db/backup/embedded-backup.ts';
 import { startJobs } from './jobs/job-runner.ts';
 import { idempotencyRetentionJob } from './jobs/retention.ts';
+import { payerDataRetentionJob } from './jobs/payer-data-retention.ts';
 import { webhookJobs } from './jobs/webhook-jobs.ts';
 import { systemClock } from './lib/clock.ts';
 import { parseFailpoints } from './lib/failpoints.ts';
 import { createLogger } from './lib/logger.ts';
+import { startTracing } from './lib/tracing.ts';
 import { createAuthenticator } from './modules/merchants/authenticator.ts';
 import { countMerchants } from './modules/merchants/merchant-repo.ts';
 import { createMerchantService } from './modules/merchants/merchant-service.ts';
@@ -31,6 +37,8 @@ import { createSandboxProviders } from './sandbox/sandbox-providers.ts';
 /** Reads config, opens the store, builds the app, listens, runs the jobs. Nothing else. */
 async function main(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
+  // Before the runtime, whose store is traced when tracing is on (docs/tracing.md); off: nothing.
+  const tracing = await startTracing({ endpoint: config.otlpEndpoint, log });
   const runtime = await openRuntime(config, 'server', log);
   const { store, secret, connectors } = runtime;
   await warnIfNotDurable(store, log);
@@ -91,6 +99,7 @@ async function main(config: Config): Promise<void> {
     ...(rateLimiter === undefined ? {} : { rateLimiter }),
     ...(sandboxProviders === undefined ? {} : { sandboxProviders }),
     health,
+    ...(embedded ? { dataDir: config.dataDir } : {}),
     statusSyncDelayMs: config.statusSyncDelayMs,
     // Processing starts at once when a notification is stored (the processor is made below).
     onNotificationStored: () => processor.kick(),
@@ -99,6 +108,16 @@ async function main(config: Config): Promise<void> {
   const { providerCalls } = modules;
   const processor = notificationProcessor(providerCalls);
   const app = await buildApp(appDeps, modules);
+
+  // `tributary backup` reaches this server through DATA_DIR/admin.sock (docs/backups.md).
+  const dataDir = resolve(config.dataDir);
+  const adminSocket = embedded
+    ? await serveAdminSocket(
+        dataDir,
+        (request) => takeEmbeddedBackup(store, dataDir, request.path),
+        (m) => log.warn(m),
+      )
+    : undefined;
 
   const firstStart = embedded && (await countMerchants(store)) === 0;
   const address = await app.listen({ host: config.host, port: config.port });
@@ -137,6 +156,19 @@ async function main(config: Config): Promise<void> {
           creationCompleterJob({ ...modules.createPayment, abandonAfterMs: config.creationAbandonMs }),
           idempotencyRetentionJob({ store, clock }),
           ...(store.kind === 'embedded' ? [embeddedMaintenanceJob({ store })] : []),
+          ...(embedded && config.backupDir !== undefined
+            ? [
+                scheduledBackupJob({
+                  store,
+                  dataDir,
+                  backupDir: config.backupDir,
+                  everyMs: config.backupEveryMs,
+                  keep: config.backupKeep,
+                  clock,
+                  log,
+                }),
+              ]
+            : []),
           ...(webhooks === undefined ? [] : [webhooks.retention]),
           processor.job,
           expirySweeperJob(providerCalls),
@@ -144,6 +176,9 @@ async function main(config: Config): Promise<void> {
           statusSyncJob({ ...providerCalls, statusSyncDelayMs: config.statusSyncDelayMs, health }),
           settlementIngestJob(providerCalls, config.settlementIngestIntervalMs),
           refundSyncJob({ ...providerCalls, refundSyncDelayMs: REFUND_SYNC_DELAY_MS }),
+          ...(config.payerDataRetentionDays === undefined
+            ? []
+            : [payerDataRetentionJob({ store, clock, retentionDays: config.payerDataRetentionDays })]),
         ],
         log,
       )
@@ -171,8 +206,11 @@ async function main(config: Config): Promise<void> {
       await webhooks?.close();
       sandboxProviders?.stop();
       await jobs.stop();
+      await adminSocket?.close();
       await rateLimiter?.close();
       await runtime.close();
+      // Last: the spans of everything above are exported before the process exits.
+      await tracing?.shutdown();
       log.info('stopped');
       process.exit(0);
     } catch (error) {

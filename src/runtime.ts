@@ -21,7 +21,9 @@ import { openEmbeddedStore } from './db/pglite-store.ts';
 import { openEmbeddedStoreOnWorker } from './db/pglite-worker-store.ts';
 import { openPostgresStore } from './db/postgres-store.ts';
 import type { Store } from './db/store.ts';
+import { tracedStore } from './db/traced-store.ts';
 import type { Logger } from './lib/logger.ts';
+import { tracingEnabled } from './lib/tracing.ts';
 import { SANDBOX_PROVIDERS_PREFIX } from './sandbox/sandbox-providers.ts';
 import { sandboxCredentials } from './sandbox/sandbox-secrets.ts';
 
@@ -226,7 +228,9 @@ export async function openRuntime(config: Config, owner: string, log: Logger): P
     }),
     config.productionConnectors,
   );
-  const store = await openStore(config, owner, log);
+  const opened = await openStore(config, owner, log);
+  // A span per transaction when tracing is on (main.ts starts it first); the plain store otherwise.
+  const store = tracingEnabled() ? tracedStore(opened) : opened;
   try {
     const { applied } = await migrate(store);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');

@@ -110,7 +110,7 @@ export async function settleAfterWrites(target: StoreTarget): Promise<void> {
 export async function setupStore(
   kind: StoreKind,
   serverNodeArgs: string[] = [],
-  options: { separateProviders?: boolean } = {},
+  options: { separateProviders?: boolean; serverEnv?: Record<string, string> } = {},
 ): Promise<BenchStore> {
   const secret = newSecret();
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -135,7 +135,7 @@ export async function setupStore(
   };
   try {
     let providers: { pid: number; url: string } | undefined;
-    const env: Record<string, string> = { ...BENCH_ENV };
+    const env: Record<string, string> = { ...BENCH_ENV, ...options.serverEnv };
     if (options.separateProviders === true) {
       // Apart from the server, so that its memory (and CPU) is Tributary's alone: a simulated
       // provider keeps every charge it made. Its notifications go nowhere (no payer acts in a bench).

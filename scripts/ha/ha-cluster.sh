@@ -10,6 +10,12 @@
 #   scripts/ha/ha-cluster.sh status DIR   the Patroni view (patronictl list)
 #   scripts/ha/ha-cluster.sh down DIR     stop everything started in DIR and remove DIR
 #
+# Backups (docs/backups.md): when pgBackRest is installed (HA_PGBACKREST=0 turns it off), both nodes
+# archive their WAL with `pgbackrest archive-push` to one repository, DIR/pgbackrest/repo, stanza
+# `tributary` (DIR/pgbackrest.conf lists both nodes; pgBackRest finds the primary itself), and `up`
+# creates the stanza; HA_PGBACKREST_FULL=1 also takes a first full backup. A new replica is built
+# from the repository when it can (create_replica_methods: pgbackrest, then basebackup).
+#
 # Ports (all 127.0.0.1) come from the environment, defaults in parentheses: HA_ETCD_PORT (23790),
 # HA_ETCD_PEER_PORT (23800), HA_PG1_PORT (25433), HA_PG2_PORT (25434), HA_REST1_PORT (28008),
 # HA_REST2_PORT (28009), HA_HAPROXY_PORT (25440), HA_PGBOUNCER_PORT (26432). HA_PGBOUNCER=0 skips
@@ -37,6 +43,8 @@ HAPROXY_PORT="${HA_HAPROXY_PORT:-25440}"
 PGBOUNCER_PORT="${HA_PGBOUNCER_PORT:-26432}"
 WITH_PGBOUNCER="${HA_PGBOUNCER:-1}"
 WAIT_SECONDS="${HA_WAIT_SECONDS:-90}"
+WITH_PGBACKREST="${HA_PGBACKREST:-1}"
+command -v pgbackrest >/dev/null 2>&1 || WITH_PGBACKREST=0
 PG_BIN="${PG_BINDIR:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}"
 
 log() { printf '[ha] %s\n' "$*" >&2; }
@@ -87,6 +95,7 @@ bootstrap:
         max_wal_senders: 10
         max_replication_slots: 10
         synchronous_commit: 'on'
+$(pgbackrest_parameters)
   initdb:
     - encoding: UTF8
     - locale: C
@@ -112,6 +121,56 @@ postgresql:
       password: postgres
   parameters:
     unix_socket_directories: '$dir/$name'
+$(pgbackrest_replica_methods)
+EOF
+}
+
+# Continuous archiving (bootstrap parameters, so they are the cluster's, in the DCS).
+pgbackrest_parameters() {
+  [[ "$WITH_PGBACKREST" == 1 ]] || return 0
+  cat <<EOF
+        archive_mode: 'on'
+        archive_command: 'pgbackrest --config=$dir/pgbackrest.conf --stanza=tributary archive-push %p'
+        archive_timeout: 60
+EOF
+}
+
+# A replica restores from the repository, then streams the rest; basebackup when that fails.
+pgbackrest_replica_methods() {
+  [[ "$WITH_PGBACKREST" == 1 ]] || return 0
+  cat <<EOF
+  create_replica_methods:
+    - pgbackrest
+    - basebackup
+  pgbackrest:
+    command: pgbackrest --config=$dir/pgbackrest.conf --stanza=tributary --delta restore --type=standby
+    keep_data: true
+    no_params: true
+  basebackup:
+    checkpoint: fast
+EOF
+}
+
+pgbackrest_config() {
+  cat <<EOF
+[global]
+repo1-path=$dir/pgbackrest/repo
+repo1-retention-full=2
+log-path=$dir/pgbackrest/log
+lock-path=$dir/pgbackrest/lock
+spool-path=$dir/pgbackrest/spool
+log-level-console=warn
+start-fast=y
+
+[tributary]
+pg1-path=$dir/node1/data
+pg1-port=$PG1_PORT
+pg1-socket-path=$dir/node1
+pg1-user=postgres
+pg2-path=$dir/node2/data
+pg2-port=$PG2_PORT
+pg2-socket-path=$dir/node2
+pg2-user=postgres
 EOF
 }
 
@@ -135,6 +194,13 @@ up() {
     log "etcd is not healthy"
     exit 1
   }
+
+  if [[ "$WITH_PGBACKREST" == 1 ]]; then
+    log "pgbackrest: WAL archive and backups in $dir/pgbackrest (stanza tributary)"
+    as_postgres mkdir -p "$dir/pgbackrest/repo" "$dir/pgbackrest/log" "$dir/pgbackrest/lock" "$dir/pgbackrest/spool"
+    pgbackrest_config >"$dir/pgbackrest.conf"
+    chmod 644 "$dir/pgbackrest.conf"
+  fi
 
   local node pg rest
   for node in node1 node2; do
@@ -220,6 +286,16 @@ EOF
     as_postgres "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$HAPROXY_PORT" && break
     sleep 0.1
   done
+  if [[ "$WITH_PGBACKREST" == 1 ]]; then
+    # The stanza must exist before archive-push succeeds; until then PostgreSQL keeps the WAL and
+    # retries. A failure here is reported, not fatal: the cluster serves without backups.
+    as_postgres pgbackrest --config="$dir/pgbackrest.conf" --stanza=tributary stanza-create ||
+      log "pgbackrest stanza-create failed: WAL is not archived (see $dir/pgbackrest/log)"
+    if [[ "${HA_PGBACKREST_FULL:-0}" == 1 ]]; then
+      as_postgres pgbackrest --config="$dir/pgbackrest.conf" --stanza=tributary --type=full backup ||
+        log "pgbackrest full backup failed (see $dir/pgbackrest/log)"
+    fi
+  fi
   {
     echo "DATABASE_URL=postgres://postgres@127.0.0.1:$HAPROXY_PORT/postgres"
     echo "PGBOUNCER_URL=postgres://postgres@127.0.0.1:$PGBOUNCER_PORT/postgres"

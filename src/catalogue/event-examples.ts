@@ -160,6 +160,7 @@ function exampleCheckout(status: 'completed' | 'expired'): Record<string, unknow
     createdAt: T0,
     updatedAt: at(30),
     closedAt: at(30),
+    payerDataErasedAt: null,
   };
   const payment =
     status === 'completed'

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { copyDataDir } from './backup/data-dir-copy.ts';
 import { isStoreUnavailable, StoreUnavailableError } from './db-errors.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { DURABLE_START_PARAMS, DurableNodeFS } from './durable-node-fs.ts';
@@ -96,6 +97,23 @@ export async function openLockedEmbeddedStore(
         lock?.release();
       }
     }),
+    // Backups (docs/backups.md): PGlite's transaction lock, then its query lock, as its own close()
+    // takes them: no transaction is open and no statement runs while the directory is copied, so
+    // the copy is what a crash at that instant would leave, and nothing waits on anything else.
+    ...(options.dataDir === undefined
+      ? {}
+      : {
+          snapshot: (into: string) => {
+            const dataDir = options.dataDir as string;
+            return db._runExclusiveTransaction(() =>
+              db._runExclusiveQuery(async () => {
+                const started = performance.now();
+                copyDataDir(dataDir, into);
+                return { pauseMs: performance.now() - started };
+              }),
+            );
+          },
+        }),
     // Exposed for the test harness, which dumps a migrated template once and reuses it.
     dump: () => db.dumpDataDir('none'),
     // Exposed for the durability test: fsync calls so far (0 in memory).

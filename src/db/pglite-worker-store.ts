@@ -30,6 +30,7 @@ export type Request =
   | { id: number; op: 'begin' }
   | { id: number; op: 'end'; tx: number; commit: boolean }
   | { id: number; op: 'dump' }
+  | { id: number; op: 'snapshot'; into: string }
   | { id: number; op: 'close' };
 
 export interface SerializedError {
@@ -154,6 +155,8 @@ export async function openEmbeddedStoreOnWorker(options: EmbeddedStoreOptions): 
       }
     }),
     dump: async () => new Blob([await call<ArrayBuffer>({ op: 'dump' })]),
+    // The copy runs on the database thread, under PGlite's locks there (pglite-store.ts).
+    ...(options.dataDir === undefined ? {} : { snapshot: (into: string) => call<{ pauseMs: number }>({ op: 'snapshot', into }) }),
     // The worker's fsync count as of its last reply: a commit's reply carries the count after it.
     fsyncs: () => fsyncs,
     // Exposed for the test that kills the thread.

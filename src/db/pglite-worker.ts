@@ -118,6 +118,11 @@ async function handle(request: Request): Promise<void> {
         ok(id, bytes, [bytes]);
         return;
       }
+      case 'snapshot': {
+        if (store?.snapshot === undefined) throw new Error('this store has no data directory to copy');
+        ok(id, await store.snapshot(request.into));
+        return;
+      }
       case 'close':
         await store?.close();
         store = undefined;

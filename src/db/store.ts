@@ -31,4 +31,9 @@ export interface Store extends Connection {
   /** Resolves when the database answers within `timeoutMs`, rejects otherwise. */
   ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Embedded only: copies the data directory into `into` (a new directory) between transactions,
+   * with writes held back for the copy only (docs/backups.md). Absent on PostgreSQL.
+   */
+  snapshot?(into: string): Promise<{ pauseMs: number }>;
 }

@@ -1,5 +1,6 @@
 import { processDueNotifications, type ProcessDeps } from '../modules/notifications/process-notifications.ts';
-import type { Job } from './job-runner.ts';
+import { activeSpanLink } from '../lib/tracing.ts';
+import { type Job, runTick } from './job-runner.ts';
 
 /**
  * Processes stored provider notifications. The job runs every second; `kick()` runs a batch at
@@ -16,10 +17,12 @@ export function notificationProcessor(deps: ProcessDeps): { job: Job; kick(): vo
     });
     return running;
   };
+  const job: Job = { name: 'notification-processor', intervalMs: 1_000, batchSize, run: runOnce };
   return {
-    job: { name: 'notification-processor', intervalMs: 1_000, batchSize, run: runOnce },
+    job,
     kick() {
-      void runOnce().catch((error: unknown) => deps.log.warn({ err: error }, 'notification processing failed; the job retries'));
+      // A run of the job, traced as one (its own trace, linked to the callback request that kicked it).
+      void runTick(job, deps.log, { links: activeSpanLink() });
     },
   };
 }

@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { traceLogFields } from './tracing.ts';
 
 /**
  * Structured logs (pino). Secrets never reach a log line: the Authorization header, API keys,
@@ -21,6 +22,10 @@ export const REDACT_PATHS = [
   'password',
   'card_number',
   '*.card_number',
+  // The payer's e-mail (docs/payer-data.md): no log line carries it, even a body logged by mistake.
+  'email',
+  '*.email',
+  '*.*.email',
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
@@ -30,6 +35,9 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       base: { service: 'tributary' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // With tracing on, every line written inside a span carries its trace_id and span_id: a
+      // request's lines carry both request_id and trace_id (docs/tracing.md). Off: nothing added.
+      mixin: traceLogFields,
     },
     destination,
   );

@@ -53,6 +53,7 @@ function payment(): Payment {
     settledAt: null,
     feeMinor: null,
     netMinor: null,
+    payerDataErasedAt: null,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from '../../lib/logger.ts';
 import { deadline } from '../../lib/deadline.ts';
 import { redactSecrets } from '../../lib/logger.ts';
+import { injectTraceHeaders, markFailed, tracingEnabled, withSpan } from '../../lib/tracing.ts';
 import { nodeHttpTransport, type ProviderTransport, type TransportResponse } from './provider-transport.ts';
 
 /**
@@ -71,6 +72,41 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
   const doFetch = (options.fetchImpl ?? nodeHttpTransport) as ProviderTransport;
   const log = options.log.child({ connector: options.connector });
 
+  /**
+   * One try on the wire, in a client span when tracing is on (docs/tracing.md): named by method
+   * and connector (the path carries ids), with the path but never the query, the body or the
+   * headers; the provider receives `traceparent`, so its side of the call can join the trace.
+   */
+  function traced(request: ProviderRequest, signal: AbortSignal, attempt: number): Promise<ProviderResponse> {
+    if (!tracingEnabled()) return once(request, signal);
+    const target = safeUrl(options.baseUrl());
+    return withSpan(
+      `${request.method} ${options.connector}`,
+      {
+        kind: 'client',
+        attributes: {
+          'http.request.method': request.method,
+          'server.address': target?.hostname ?? 'unknown',
+          ...(target === undefined ? {} : { 'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)) }),
+          'url.path': `${target?.pathname.replace(/\/+$/, '') ?? ''}${request.path.split('?')[0] ?? ''}`,
+          'tributary.connector': options.connector,
+          ...(attempt > 1 ? { 'http.request.resend_count': attempt - 1 } : {}),
+        },
+      },
+      async (span) => {
+        const response = await once(request, signal);
+        if (span !== undefined) {
+          if (response.kind === 'unknown') markFailed(span, response.code);
+          else {
+            span.setAttribute('http.response.status_code', response.status);
+            if (response.status >= 400) markFailed(span, String(response.status));
+          }
+        }
+        return response;
+      },
+    );
+  }
+
   async function once(request: ProviderRequest, signal: AbortSignal): Promise<ProviderResponse> {
     const headers: Record<string, string> = {
       ...request.headers,
@@ -81,6 +117,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
     const bodyText = request.bodyText ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
     if (bodyText !== undefined) headers['content-type'] = 'application/json';
     if (request.idempotencyKey !== undefined) headers[options.idempotencyHeader ?? 'idempotency-key'] = request.idempotencyKey;
+    injectTraceHeaders(headers);
     const tryDeadline = deadline(signal, perTryTimeoutMs);
     const trySignal = tryDeadline.signal;
     try {
@@ -132,7 +169,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
       let last: ProviderResponse = { kind: 'unknown', code: 'timeout', message: 'deadline passed before the call' };
       for (let attempt = 1; attempt <= tries && !signal.aborted; attempt += 1) {
         const started = Date.now();
-        last = await once(request, signal);
+        last = await traced(request, signal, attempt);
         const status = last.kind === 'response' ? last.status : undefined;
         log.debug(
           { method: request.method, path: request.path, attempt, status, outcome: last.kind, duration_ms: Date.now() - started },
@@ -157,6 +194,14 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
       return last;
     },
   };
+}
+
+function safeUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Waits, but never past the caller's deadline. */

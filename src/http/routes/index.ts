@@ -25,6 +25,7 @@ import { registerPayStatus } from './pay/get-pay-status.route.ts';
 import { registerSelectOnPage } from './pay/select-on-page.route.ts';
 import { registerStartOnPage } from './pay/start-on-page.route.ts';
 import { registerCancelPayment } from './payment/cancel-payment.route.ts';
+import { registerErasePayerData } from './payment/erase-payer-data.route.ts';
 import { registerCreatePayment } from './payment/create-payment.route.ts';
 import { registerGetPayment } from './payment/get-payment.route.ts';
 import { registerListPayments } from './payment/list-payments.route.ts';
@@ -89,6 +90,7 @@ export async function registerApiRoutes(app: FastifyInstance, deps: RouteDeps): 
   registerGetRefund(app, deps);
   registerGetBalance(app, deps);
   registerCancelPayment(app, deps);
+  registerErasePayerData(app, deps);
   registerCreateCheckout(app, deps);
   registerGetCheckout(app, deps);
   registerListCheckouts(app, deps);

@@ -235,6 +235,11 @@ export const PaymentSchema = Type.Object(
       }),
     ),
     routing: Nullable(RoutingSchema),
+    payer_data_erased_at: Nullable(
+      Timestamp(
+        "When the payer's personal data (`email`, and e-mail addresses in `description` and `metadata` values) was erased, by `POST /payment/{id}/erase_payer_data` or the retention period (docs/payer-data.md); null while it is kept.",
+      ),
+    ),
   },
   { $id: 'Payment', additionalProperties: false },
 );

@@ -32,11 +32,12 @@ type CheckoutRow = {
   created_at: Date;
   updated_at: Date;
   closed_at: Date | null;
+  payer_data_erased_at: Date | null;
 };
 
 const COLUMNS = `id, merchant_id, environment, status, amount_minor, currency, reference_no, description, email, metadata,
   callback_url, channels, success_url, cancel_url, client_secret_hash, api_version, expires_at, current_payment_id,
-  completed_payment_id, version, created_at, updated_at, closed_at`;
+  completed_payment_id, version, created_at, updated_at, closed_at, payer_data_erased_at`;
 
 function checkoutFromRow(r: CheckoutRow): Checkout {
   return {
@@ -63,13 +64,14 @@ function checkoutFromRow(r: CheckoutRow): Checkout {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     closedAt: r.closed_at,
+    payerDataErasedAt: r.payer_data_erased_at,
   };
 }
 
 export async function insertCheckout(q: Queryable, c: Checkout): Promise<void> {
   await q.query(
     `INSERT INTO checkouts (${COLUMNS})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12::text[], $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12::text[], $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
     [
       c.id,
       c.merchantId,
@@ -94,6 +96,7 @@ export async function insertCheckout(q: Queryable, c: Checkout): Promise<void> {
       c.createdAt,
       c.updatedAt,
       c.closedAt,
+      c.payerDataErasedAt,
     ],
   );
 }

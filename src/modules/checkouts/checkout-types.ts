@@ -30,6 +30,8 @@ export interface Checkout {
   createdAt: Date;
   updatedAt: Date;
   closedAt: Date | null;
+  /** When the payer's personal data was erased (docs/payer-data.md); null while it is kept. */
+  payerDataErasedAt: Date | null;
 }
 
 /** What a create asks for, validated. */

@@ -36,6 +36,7 @@ export function checkoutView(
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
     closed_at: c.closedAt?.toISOString() ?? null,
+    payer_data_erased_at: c.payerDataErasedAt?.toISOString() ?? null,
   };
 }
 

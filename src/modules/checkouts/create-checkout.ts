@@ -82,6 +82,7 @@ export async function createCheckout(
     createdAt: now,
     updatedAt: now,
     closedAt: null,
+    payerDataErasedAt: null,
   };
   const body = JSON.stringify({ ...checkoutView(checkout, [], deps.publicBaseUrl), client_secret: clientSecret });
   const written = await unlessLeaseLost(

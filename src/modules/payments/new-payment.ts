@@ -56,5 +56,6 @@ export function newPayment(init: NewPaymentInit): Payment {
     settledAt: null,
     feeMinor: null,
     netMinor: null,
+    payerDataErasedAt: null,
   };
 }

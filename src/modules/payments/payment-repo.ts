@@ -56,6 +56,7 @@ interface PaymentRow {
   settled_at: Date | null;
   fee_minor: bigint | null;
   net_minor: bigint | null;
+  payer_data_erased_at: Date | null;
   [key: string]: unknown;
 }
 
@@ -95,6 +96,7 @@ export function paymentFromRow(r: PaymentRow): Payment {
     settledAt: r.settled_at,
     feeMinor: r.fee_minor,
     netMinor: r.net_minor,
+    payerDataErasedAt: r.payer_data_erased_at ?? null,
   };
 }
 

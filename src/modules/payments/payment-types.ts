@@ -88,6 +88,8 @@ export interface Payment {
   settledAt: Date | null;
   feeMinor: bigint | null;
   netMinor: bigint | null;
+  /** When the payer's personal data was erased (docs/payer-data.md); null while it is kept. */
+  payerDataErasedAt: Date | null;
 }
 
 export type AttemptStatus = 'started' | 'issued' | 'failed' | 'succeeded' | 'expired' | 'canceled' | 'reversed';

@@ -60,6 +60,7 @@ export function paymentView(p: Payment, publicBaseUrl: string) {
     settled_at: p.settledAt?.toISOString() ?? null,
     fee: p.feeMinor === null ? null : toMajorNumber(p.feeMinor, p.currency),
     net: p.netMinor === null ? null : toMajorNumber(p.netMinor, p.currency),
+    payer_data_erased_at: p.payerDataErasedAt?.toISOString() ?? null,
   };
 }
 

@@ -316,3 +316,26 @@ export async function findCaptured(
   );
   return new Map(rows.map((r) => [r.id, { currency: r.currency, amountPaidMinor: BigInt(r.amount_paid_minor) }]));
 }
+
+/**
+ * Discrepancies still open, per environment, for the operator's metrics (docs/operations.md):
+ * the non-matched lines of the latest reconciliation of each merchant × connector × window created
+ * since `since`. A discrepancy closes when a later reconciliation of the same window matches (the
+ * usual fix: reconcile again after the next settlement ingestion). `late` lines are left out: a
+ * line dated in another window is no money problem by itself. Counts only, across tenants; the
+ * table holds one row per reconciliation run, so the scan stays small.
+ */
+export async function countOpenDiscrepancies(q: Queryable, since: Date): Promise<Record<Environment, number>> {
+  const rows = await q.query<{ environment: Environment; n: bigint }>(
+    `SELECT environment, coalesce(sum(open), 0)::bigint AS n FROM (
+       SELECT DISTINCT ON (merchant_id, environment, connector, period_from, period_to) environment,
+              discrepancy_count - coalesce((counts ->> 'late')::integer, 0) AS open
+       FROM reconciliations WHERE created_at >= $1
+       ORDER BY merchant_id, environment, connector, period_from, period_to, created_at DESC, id DESC) latest
+     GROUP BY environment`,
+    [since],
+  );
+  const out: Record<Environment, number> = { sandbox: 0, production: 0 };
+  for (const r of rows) out[r.environment] = Number(r.n);
+  return out;
+}

@@ -208,3 +208,17 @@ export async function resolveSettlementException(
   const existing = await findSettlementException(q, { operator: true }, id);
   return existing === undefined ? { kind: 'not_found' } : { kind: 'already_resolved', exception: existing };
 }
+
+/**
+ * Open exceptions per kind across every merchant, for the operator's metrics (docs/operations.md):
+ * counts only. Exceptions are rare report lines, so the scan stays small; every kind is present,
+ * with 0 when none is open, so that an alert sees 0 rather than nothing.
+ */
+export async function countOpenSettlementExceptions(q: Queryable): Promise<Record<ExceptionKind, number>> {
+  const rows = await q.query<{ kind: ExceptionKind; n: bigint }>(
+    'SELECT kind, count(*) AS n FROM settlement_exceptions WHERE resolved_at IS NULL GROUP BY kind',
+  );
+  const out = Object.fromEntries(EXCEPTION_KINDS.map((k) => [k, 0])) as Record<ExceptionKind, number>;
+  for (const r of rows) out[r.kind] = Number(r.n);
+  return out;
+}

@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { OutboundClient, OutboundResult } from '../../lib/net/outbound-http.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
+import { injectTraceHeaders, markFailed, tracingEnabled, withSpan } from '../../lib/tracing.ts';
 import { ALL_EVENTS, eventBody, findEvent, insertEvent } from '../events/index.ts';
 import { findMerchant } from '../merchants/index.ts';
 import { callbackSecretKey, ensureCallbackSecrets } from './callback-secret-service.ts';
@@ -340,22 +341,63 @@ export type Finished =
       decision: DeliveryOutcome;
     };
 
-/** Sends one claimed delivery, outside any transaction; nothing is written yet. */
+/**
+ * Sends one claimed delivery, outside any transaction; nothing is written yet. With tracing on,
+ * each attempt is a trace of its own (a `webhook.deliver` client span; the receiver gets its
+ * `traceparent`). Its attributes name the event, the delivery, the endpoint and the receiver's
+ * host, never the URL (a receiver may carry a token in it), the body or the signature.
+ */
 export async function sendDelivery(deps: DeliveryDeps, ready: ReadyDelivery): Promise<Finished> {
   const c = ready.claim;
   if (ready.kind === 'cancel') return { kind: 'cancel', claim: c, reason: ready.reason };
+  if (!tracingEnabled()) return sendOnce(deps, ready);
+  const attributes = {
+    'http.request.method': 'POST',
+    'server.address': hostOf(ready.url),
+    'tributary.event_id': c.eventId,
+    'tributary.delivery_id': c.id,
+    'tributary.merchant_id': c.merchantId,
+    'tributary.delivery.attempt': c.attemptCount + 1,
+    'tributary.webhook.target': c.endpointId ?? 'callback_url',
+  };
+  return withSpan('webhook.deliver', { kind: 'client', root: true, attributes }, async (span) => {
+    const finished = await sendOnce(deps, ready);
+    if (span !== undefined) {
+      span.setAttribute('tributary.webhook.outcome', finished.classified.outcome);
+      if (finished.classified.statusCode !== null) span.setAttribute('http.response.status_code', finished.classified.statusCode);
+      if (finished.classified.outcome !== 'succeeded') markFailed(span, finished.classified.outcome);
+    }
+    return finished;
+  });
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return 'invalid';
+  }
+}
+
+async function sendOnce(
+  deps: DeliveryDeps,
+  ready: Extract<ReadyDelivery, { kind: 'send' }>,
+): Promise<Extract<Finished, { kind: 'sent' }>> {
+  const c = ready.claim;
   const sentAt = deps.clock.now();
   const timestamp = Math.floor(sentAt.getTime() / 1000);
-  // The signature covers exactly these bytes; `body` is sent as it is, never re-serialised.
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'webhook-id': c.eventId,
+    'webhook-timestamp': String(timestamp),
+    // The signature covers exactly these bytes; `body` is sent as it is, never re-serialised.
+    'webhook-signature': signatureHeader(ready.secrets, c.eventId, timestamp, ready.body),
+  };
+  injectTraceHeaders(headers);
   const result = await deps.http.post({
     url: ready.url,
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      'webhook-id': c.eventId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(ready.secrets, c.eventId, timestamp, ready.body),
-    },
+    headers,
     body: ready.body,
     connectTimeoutMs: deps.connectTimeoutMs,
     timeoutMs: deps.timeoutMs,

@@ -14,6 +14,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class CreateLedger {
   /** key → payment id of the acknowledged (201) answer. */
   readonly acked = new Map<string, string>();
+  /** key → the exact body of its first 201 (a replay of the key must return these bytes). */
+  readonly bodies = new Map<string, string>();
   /** Sent but not acknowledged yet: the client must retry these. */
   readonly pending = new Set<string>();
   readonly statuses = new Map<string, number>();
@@ -76,6 +78,7 @@ export async function createOnce(
     if (previous !== undefined && previous !== id)
       ledger.violation(`key ${key} acknowledged as two payments: ${previous} and ${id}`);
     ledger.acked.set(key, id);
+    if (!ledger.bodies.has(key)) ledger.bodies.set(key, res.text);
     ledger.pending.delete(key);
     return 'acked';
   }
