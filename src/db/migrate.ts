@@ -64,10 +64,22 @@ export async function migrate(store: Store): Promise<{ applied: string[] }> {
     const rows = await tx.query<{ version: number; name: string; checksum: string }>(
       'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
     );
+    const latest = migrations.at(-1);
     for (const row of rows) {
       const file = migrations.find((m) => m.version === row.version);
       if (file === undefined) {
-        throw new MigrationError(`database has migration ${row.name}, which this build does not know (newer build?)`);
+        // Forward-only: a schema a newer release migrated may already lack what this build reads,
+        // so this build must not run on it (nor "fix" it). Name both ends so the operator knows
+        // which release to run, or which backup to restore.
+        const newer = latest === undefined || row.version > latest.version;
+        throw new MigrationError(
+          newer
+            ? `database has migration ${row.name}, which this build does not know: the schema is newer than this build ` +
+                `(whose latest migration is ${latest?.name ?? 'none'}). A newer release upgraded it and there is no ` +
+                'downgrade: run that release (or newer), or restore the backup taken before the upgrade.'
+            : `database has migration ${row.name}, which this build does not know (this build's latest is ` +
+                `${latest.name}): it was migrated by a build from another branch.`,
+        );
       }
       if (file.checksum !== row.checksum) {
         throw new MigrationError(`migration ${row.name} was changed after it was applied; add a new migration instead`);
