@@ -63,9 +63,10 @@ ${rows.join('\n')}
 | \`amount_not_allowed\` | an \`amount\` sent to a payment link with a fixed amount |
 | \`amount_outside_bounds\` | a payer's amount outside the payment link's \`amount_min\`–\`amount_max\` (\`min\`, \`max\` in the detail) |
 | \`unknown_cursor\` | \`starting_after\` of a list is not one of your objects in this environment (unknown, another merchant's and the other environment's ids all give this same answer) |
-| \`invalid_url\`, \`unsupported_scheme\`, \`https_required\`, \`credentials_in_url\`, \`port_not_allowed\`, \`private_address\` | callback or webhook URL refused by the outbound-URL rules (docs/webhooks.md) |
+| \`invalid_url\`, \`unsupported_scheme\`, \`https_required\`, \`credentials_in_url\`, \`port_not_allowed\`, \`private_address\` | callback or webhook URL refused by the outbound-URL rules (docs/webhooks.md); the message names \`WEBHOOK_ALLOWLIST\` and \`tributary listen\` for local development |
 | \`unknown_event_type\` | \`enabled_events\` names a type that does not exist (docs/webhook-events.md) |
 | \`no_callback_url\` | redelivery to the callback URL of an event whose payment has none |
+| \`forbidden_key\` | the body is valid JSON but has a \`__proto__\` key, or a \`constructor\` key holding \`prototype\` (prototype poisoning): refused wherever it is; \`field\` is its path |
 `;
 }
 

@@ -69,7 +69,7 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
     if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), public: true };
   });
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, deps.bodyLimitBytes);
   registerJsonBody(app, deps.bodyLimitBytes);
   registerAuth(app, deps.authenticator);
   if (deps.rateLimiter !== undefined) registerRateLimit(app, deps.rateLimiter);
@@ -123,6 +123,7 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
     publicBaseUrl: deps.publicBaseUrl,
     connectors: deps.connectors,
     refund: routeDeps.refund,
+    cancelPayment: routeDeps.cancelPayment,
     reconcile: routeDeps.reconcile,
     expireCheckout: routeDeps.expireCheckout,
     paymentLinks: routeDeps.paymentLinks,

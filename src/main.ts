@@ -14,6 +14,7 @@ import { statusSyncJob } from './jobs/status-sync.ts';
 import { embeddedMaintenanceJob } from './jobs/embedded-maintenance.ts';
 import { scheduledBackupJob } from './jobs/scheduled-backup.ts';
 import { serveAdminSocket } from './db/backup/admin-socket.ts';
+import { adminInvocationOf, runAdminCommand } from './cli/admin-commands.ts';
 import { takeEmbeddedBackup } from './db/backup/embedded-backup.ts';
 import { startJobs } from './jobs/job-runner.ts';
 import { idempotencyRetentionJob } from './jobs/retention.ts';
@@ -109,12 +110,25 @@ async function main(config: Config): Promise<void> {
   const processor = notificationProcessor(providerCalls);
   const app = await buildApp(appDeps, modules);
 
-  // `tributary backup` reaches this server through DATA_DIR/admin.sock (docs/backups.md).
+  // `tributary backup` and the operator's store commands (`merchants create`, `keys …`) reach this
+  // server through DATA_DIR/admin.sock (docs/backups.md, docs/cli.md): it holds the directory.
   const dataDir = resolve(config.dataDir);
+  const adminDeps = {
+    store,
+    clock,
+    secret,
+    settlement: providerCalls,
+  };
   const adminSocket = embedded
     ? await serveAdminSocket(
         dataDir,
-        (request) => takeEmbeddedBackup(store, dataDir, request.path),
+        async (request) => {
+          if (request.op === 'backup') return takeEmbeddedBackup(store, dataDir, request.path);
+          const invocation = adminInvocationOf(request);
+          if (invocation === undefined) throw new Error(`unknown command ${JSON.stringify(request.command).slice(0, 80)}`);
+          log.info({ command: invocation.command }, 'admin command from the CLI');
+          return runAdminCommand(adminDeps, invocation);
+        },
         (m) => log.warn(m),
       )
     : undefined;
@@ -141,8 +155,8 @@ async function main(config: Config): Promise<void> {
     );
   } else {
     lines.push(
-      'To get an API key, stop the server and run: npx tributary merchants create --name "My shop" --json' +
-        (embedded ? '' : ' (with the same DATABASE_URL and TRIBUTARY_SECRET; works while the server runs)'),
+      'To get an API key, run (works while the server runs): npx tributary merchants create --name "My shop" --json' +
+        (embedded ? ' (same DATA_DIR)' : ' (with the same DATABASE_URL and TRIBUTARY_SECRET)'),
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -31,7 +31,7 @@ function paged<K extends api.OperationId, Item, Page extends { object: 'list'; d
   );
 }
 
-/** Payments: create, retrieve, list (auto-paginating), cancel. */
+/** Payments: create, retrieve, list (auto-paginating), cancel, erase the payer's data. */
 class Payments {
   constructor(private readonly http: HttpClient) {}
   /** POST /payment/create, with an Idempotency-Key (generated once per call unless given). */
@@ -47,6 +47,10 @@ class Payments {
   }
   cancel(id: string, body: api.CancelPaymentBody = {}, options?: RequestOptions): Result<api.Payment> {
     return this.http.request('cancelPayment', { params: { id }, body }, options);
+  }
+  /** POST /payment/{id}/erase_payer_data: a payer's erasure request, for a final payment (docs/payer-data.md). */
+  erasePayerData(id: string, options?: RequestOptions): Result<api.Payment> {
+    return this.http.request('erasePayerData', { params: { id }, body: {} }, options);
   }
 }
 

@@ -4,15 +4,17 @@ import { DataDirInUseError } from '../db/data-dir-lock.ts';
 import { MigrationError } from '../db/migrate.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
-import { listMerchants } from '../modules/merchants/merchant-repo.ts';
+import { resolve as resolvePath } from 'node:path';
+import { AdminRequestFailed, NoServerError, requestAdmin } from '../db/backup/admin-socket.ts';
 import {
-  parseMerchantSettings,
-  readMerchantSettingsDocument,
-  saveMerchantSettings,
-} from '../modules/merchants/merchant-settings.ts';
-import { createMerchantService } from '../modules/merchants/merchant-service.ts';
-import { listExceptionsCommand, resolveExceptionCommand } from './settlement-exceptions.ts';
-import { importReportCommand } from './settlement-import.ts';
+  ADMIN_OPTIONS,
+  type AdminCommand,
+  type AdminInvocation,
+  type AdminOutput,
+  AdminUsageError,
+  isAdminCommand,
+  runAdminCommand,
+} from './admin-commands.ts';
 import { isMerchantCommand, merchantUsage, runMerchantCli } from './merchant-cli.ts';
 import { runWorker } from './worker.ts';
 import { backupCommand, restoreCommand } from './backup-commands.ts';
@@ -26,11 +28,11 @@ import {
   sandboxMasterSecret,
 } from '../runtime.ts';
 import { sandboxCredentials } from '../sandbox/sandbox-secrets.ts';
-import type { Environment } from '../kernel/index.ts';
 
 /**
- * `npx tributary …`: the operator's tool. It opens the same store the server uses (on the
- * embedded store only while the server is stopped: one process per data directory).
+ * `npx tributary …`: the operator's tool. It opens the same store the server uses; on the embedded
+ * store, while a server holds DATA_DIR (one process per data directory), the store commands are
+ * run by that server over DATA_DIR/admin.sock instead (src/cli/admin-commands.ts).
  */
 const USAGE = `Usage: tributary <command> [options]
 
@@ -53,19 +55,38 @@ const USAGE = `Usage: tributary <command> [options]
   worker                                         dispatch webhooks until SIGTERM (any number, on PostgreSQL)
 
 Operator commands open the store: configuration comes from the environment (DATA_DIR, DATABASE_URL,
-TRIBUTARY_SECRET); see README.`;
+TRIBUTARY_SECRET); see README. On the embedded store, while a server runs on DATA_DIR, merchants,
+keys and settlement commands are run by that server (DATA_DIR/admin.sock, owner-only).`;
 
 class UsageError extends Error {}
 
-const iso = (d: Date | null) => d?.toISOString() ?? null;
+/** A settlement import of a large file takes a while; store commands answer in milliseconds. */
+const ADMIN_TIMEOUT_MS = 5 * 60_000;
 
 function print(json: boolean, value: unknown, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
 
-function environmentArg(value: string | undefined): Environment {
-  if (value === 'sandbox' || value === 'production') return value;
-  throw new UsageError('--environment must be sandbox or production');
+/** The command line as the shared admin code takes it; a file argument made absolute for the server. */
+function invocationOf(command: AdminCommand, arg: string | undefined, values: Record<string, unknown>): AdminInvocation {
+  const options: AdminInvocation['options'] = {};
+  for (const name of ADMIN_OPTIONS) {
+    const value = values[name];
+    if (typeof value === 'string') options[name] = value;
+  }
+  const positional = arg === undefined ? null : command === 'settlement import' ? resolvePath(arg) : arg;
+  return { command, arg: positional, options };
+}
+
+/** The running server's answer, or undefined when no server listens on DATA_DIR/admin.sock. */
+async function askRunningServer(dataDir: string, invocation: AdminInvocation): Promise<AdminOutput | undefined> {
+  try {
+    return (await requestAdmin(resolvePath(dataDir), { op: 'command', ...invocation }, ADMIN_TIMEOUT_MS)) as AdminOutput;
+  } catch (error) {
+    if (error instanceof NoServerError) return undefined;
+    if (error instanceof AdminRequestFailed) throw new UsageError(`${error.message} (answered by the running server)`);
+    throw error;
+  }
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -122,12 +143,41 @@ async function run(argv: string[]): Promise<void> {
     print(values.json, out.value, out.human);
     return;
   }
+  const command = `${group} ${action ?? ''}`.trim();
+  const invocation = isAdminCommand(command) ? invocationOf(command, arg, values) : undefined;
+  if (invocation !== undefined && config.databaseUrl === undefined) {
+    // A running embedded server holds DATA_DIR (decision 0021): ask it, over its owner-only socket,
+    // to run the command. No server answering: open the directory ourselves, below.
+    const out = await askRunningServer(config.dataDir, invocation);
+    if (out !== undefined) {
+      print(values.json, out.value, out.human);
+      return;
+    }
+  }
   const log = createLogger(process.env['LOG_LEVEL'] ?? (group === 'worker' ? 'info' : 'warn'));
   const runtime: Runtime = await openRuntime(config, 'cli', log);
   try {
-    const merchants = createMerchantService({ store: runtime.store, clock: systemClock, secret: runtime.secret });
     const json = values.json;
-    const command = `${group} ${action ?? ''}`.trim();
+    if (invocation !== undefined) {
+      const out = await runAdminCommand(
+        {
+          store: runtime.store,
+          clock: systemClock,
+          secret: runtime.secret,
+          settlement: {
+            store: runtime.store,
+            clock: systemClock,
+            log,
+            publicBaseUrl: publicBaseUrl(config),
+            connectors: runtime.connectors,
+            connectorTimeoutMs: config.connectorTimeoutMs,
+          },
+        },
+        invocation,
+      );
+      print(json, out.value, out.human);
+      return;
+    }
     switch (command) {
       case 'migrate':
         print(json, { ok: true }, 'migrations are up to date');
@@ -135,144 +185,6 @@ async function run(argv: string[]): Promise<void> {
       case 'worker':
         await runWorker(config, runtime, log);
         return;
-      case 'merchants create': {
-        const name = values.name?.trim();
-        if (name === undefined || name === '' || name.length > 200) throw new UsageError('--name is required (1-200 characters)');
-        const created = await merchants.createMerchant(name);
-        print(
-          json,
-          { id: created.merchant.id, api_keys: { sandbox: created.sandbox.secret, production: created.production.secret } },
-          `Created merchant ${created.merchant.id} (${name}). Keys (shown once):\n  sandbox    ${created.sandbox.secret}\n  production ${created.production.secret}`,
-        );
-        return;
-      }
-      case 'merchants list': {
-        const list = await listMerchants(runtime.store, 1000);
-        print(
-          json,
-          list.map((m) => ({ id: m.id, name: m.name, api_version: m.apiVersion, created_at: iso(m.createdAt) })),
-          list.map((m) => `${m.id}  ${m.name}`).join('\n') || 'no merchants',
-        );
-        return;
-      }
-      case 'merchants settings': {
-        if (arg === undefined) throw new UsageError('merchants settings MER_ID [--set JSON]');
-        if (values.set !== undefined) {
-          let document: unknown;
-          try {
-            document = JSON.parse(values.set);
-          } catch {
-            throw new UsageError('--set must be a JSON object');
-          }
-          if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-            throw new UsageError('--set must be a JSON object');
-          }
-          if (!(await saveMerchantSettings(runtime.store, arg, document as Record<string, unknown>))) {
-            throw new UsageError(`no merchant ${arg}`);
-          }
-        }
-        const stored = await readMerchantSettingsDocument(runtime.store, arg);
-        if (stored === undefined) throw new UsageError(`no merchant ${arg}`);
-        const effective = parseMerchantSettings(stored);
-        const view = {
-          id: arg,
-          settings: stored,
-          effective: {
-            late_payment_policy: effective.latePaymentPolicy,
-            instruction_ttl_ms: effective.instructionTtlMs,
-            routing: effective.routing,
-          },
-        };
-        print(json, view, JSON.stringify(view, null, 2));
-        return;
-      }
-      case 'keys create': {
-        if (values.merchant === undefined) throw new UsageError('--merchant is required');
-        const issued = await merchants.createKey(values.merchant, environmentArg(values.environment));
-        if (issued === undefined) throw new UsageError(`no merchant ${values.merchant}`);
-        print(
-          json,
-          { id: issued.key.id, merchant_id: issued.key.merchantId, environment: issued.key.environment, api_key: issued.secret },
-          `Created ${issued.key.id} (${issued.key.environment}). Key (shown once): ${issued.secret}`,
-        );
-        return;
-      }
-      case 'keys list': {
-        if (values.merchant === undefined) throw new UsageError('--merchant is required');
-        const keys = await merchants.listKeys(values.merchant);
-        const rows = keys.map((k) => ({
-          id: k.id,
-          environment: k.environment,
-          prefix: k.displayPrefix,
-          created_at: iso(k.createdAt),
-          expires_at: iso(k.expiresAt),
-          revoked_at: iso(k.revokedAt),
-        }));
-        print(
-          json,
-          rows,
-          rows
-            .map(
-              (k) =>
-                `${k.id}  ${k.environment.padEnd(10)} ${k.prefix}  ${k.revoked_at === null ? (k.expires_at === null ? 'active' : `expires ${k.expires_at}`) : 'revoked'}`,
-            )
-            .join('\n') || 'no keys',
-        );
-        return;
-      }
-      case 'keys revoke': {
-        if (arg === undefined) throw new UsageError('keys revoke KEY_ID');
-        const outcome = await merchants.revokeKey(arg);
-        if (outcome === 'not_found') throw new UsageError(`no key ${arg}`);
-        print(json, { id: arg, revoked: true }, outcome === 'revoked' ? `Revoked ${arg}` : `${arg} was already revoked`);
-        return;
-      }
-      case 'keys roll': {
-        if (arg === undefined) throw new UsageError('keys roll KEY_ID');
-        const hoursText = values['overlap-hours'] ?? '24';
-        if (!/^\d+$/.test(hoursText) || Number(hoursText) > 24 * 30) throw new UsageError('--overlap-hours must be 0-720');
-        const rolled = await merchants.rollKey(arg, Number(hoursText) * 3_600_000);
-        if (rolled === undefined) throw new UsageError(`no active key ${arg}`);
-        print(
-          json,
-          {
-            id: rolled.issued.key.id,
-            api_key: rolled.issued.secret,
-            previous_key: { id: arg, expires_at: iso(rolled.oldExpiresAt) },
-          },
-          `New key ${rolled.issued.key.id} (shown once): ${rolled.issued.secret}\n${arg} keeps working until ${iso(rolled.oldExpiresAt)}`,
-        );
-        return;
-      }
-      case 'settlement exceptions':
-      case 'settlement resolve': {
-        if (action === 'resolve' && arg === undefined) throw new UsageError('settlement resolve STX_ID --note TEXT');
-        const out =
-          action === 'resolve'
-            ? await resolveExceptionCommand(runtime.store, arg as string, values.note, systemClock.now())
-            : await listExceptionsCommand(runtime.store, {
-                ...(values.status === undefined ? {} : { status: values.status }),
-                ...(values.connector === undefined ? {} : { connector: values.connector }),
-                ...(values.merchant === undefined ? {} : { merchant: values.merchant }),
-              });
-        if (!out.ok) throw new UsageError(out.problem);
-        print(json, out.value, out.human);
-        return;
-      }
-      case 'settlement import': {
-        const deps = {
-          store: runtime.store,
-          clock: systemClock,
-          log,
-          publicBaseUrl: publicBaseUrl(config),
-          connectors: runtime.connectors,
-          connectorTimeoutMs: config.connectorTimeoutMs,
-        };
-        const out = await importReportCommand(deps, values.connector, arg);
-        if (!out.ok) throw new UsageError(out.problem);
-        print(json, out.value, out.human);
-        return;
-      }
       default:
         throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
     }
@@ -286,6 +198,7 @@ try {
 } catch (error) {
   if (
     error instanceof UsageError ||
+    error instanceof AdminUsageError ||
     error instanceof ConfigError ||
     error instanceof DataDirInUseError ||
     error instanceof MigrationError ||

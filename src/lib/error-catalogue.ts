@@ -6,7 +6,11 @@
  * Codes are stable snake_case; adding a code is not a breaking change, renaming one is.
  */
 export const ERROR_CATALOGUE = {
-  invalid_json: { status: 400, description: 'The body is not valid JSON.' },
+  invalid_json: {
+    status: 400,
+    description:
+      'The body is empty or not valid JSON. (Valid JSON with a `__proto__` key is `invalid_request` with the issue `forbidden_key`.)',
+  },
   invalid_request: {
     status: 400,
     description: 'One or more fields are missing, unknown or invalid. `details` lists each problem as `{field, issue, message}`.',
@@ -77,7 +81,11 @@ export const ERROR_CATALOGUE = {
     status: 409,
     description: 'The webhook endpoint is disabled; enable it (`POST /webhook_endpoint/{id}/update`) before redelivering to it.',
   },
-  payload_too_large: { status: 413, description: 'The body is larger than the limit (64 KiB).' },
+  payload_too_large: {
+    status: 413,
+    description:
+      'The body is larger than the limit (`BODY_LIMIT_BYTES`, 64 KiB by default); the message and `details` (`{limit_bytes}`) give it.',
+  },
   unsupported_media_type: { status: 415, description: 'The body must be sent as `application/json`.' },
   idempotency_key_reused: {
     status: 422,

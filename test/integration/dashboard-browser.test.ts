@@ -172,6 +172,21 @@ describe('merchant dashboard in Chromium', { skip: SKIP }, () => {
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       assert.ok(Number(overflow) <= 0, `${url} is ${String(overflow)}px wider than the phone`);
     }
+    // The payments list stacks each payment's fields at phone width: no sideways scroll at all,
+    // not even inside its card, and every row's id, amount and status are in view.
+    await page.goto(`${base}/dashboard/payments`);
+    const sideways = await page.evaluate(
+      "(() => { const t = document.querySelector('#payments'); const c = t.closest('.card'); return [c.scrollWidth - c.clientWidth, t.getBoundingClientRect().right, document.documentElement.clientWidth]; })()",
+    );
+    const [cardOverflow, tableRight, viewport] = sideways as [number, number, number];
+    assert.ok(cardOverflow <= 0, `the payments table scrolls ${cardOverflow}px sideways in its card`);
+    assert.ok(tableRight <= viewport, `the payments table ends at ${tableRight}px of ${viewport}px`);
+    const firstRow = page.locator('#payments tbody tr').first();
+    for (const cell of ['a.mono', 'td.num', '.status']) {
+      const box = await firstRow.locator(cell).first().boundingBox();
+      assert.ok(box !== null && box.x >= 0 && box.x + box.width <= 390, `${cell}: ${JSON.stringify(box)}`);
+    }
+    await shot('05c-payments-phone');
     await page.goto(`${base}/dashboard/checkouts/${id}`);
     assert.ok(await page.locator('#expire-submit').isVisible());
     await shot('05c-checkout-phone');

@@ -446,6 +446,62 @@ describe('dashboard over HTTP', () => {
     assert.equal(events.length, 1, 'one checkout.expired');
   });
 
+  it('cancels a pending payment from its page (once per form); refused without CSRF, from another origin or tenant, and once it is no longer pending', async () => {
+    const created = await t.call('POST', '/payment/create', { body: quickStart() });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = String(json(created)['id']);
+    const s = await login(t, t.a.sandboxKey);
+    const before = await get(t, `/dashboard/payments/${id}`, s);
+    assert.match(
+      before.body,
+      new RegExp(`<form class="inline" method="post" action="/dashboard/payments/${id}/cancel" id="cancel-form">`),
+    );
+    const formKey = /id="cancel-form">[\s\S]*?name="idempotency_key" value="(dashboard_[^"]+)"/.exec(before.body)?.[1] ?? '';
+    assert.notEqual(formKey, '');
+    const url = `/dashboard/payments/${id}/cancel`;
+    const fields = { csrf_token: s.csrf, idempotency_key: formKey };
+    const other = await login(t, t.a.sandboxKey);
+    for (const [what, res] of [
+      ['no token', await post(t, url, { idempotency_key: formKey }, s)],
+      ['a forged token', await post(t, url, { ...fields, csrf_token: 'forged' }, s)],
+      ["another session's token", await post(t, url, { ...fields, csrf_token: other.csrf }, s)],
+      ['another origin', await post(t, url, fields, s, { origin: 'https://evil.example' })],
+      ['a cross-site request', await post(t, url, fields, s, { 'sec-fetch-site': 'cross-site' })],
+      ['no session', await post(t, url, fields)],
+    ] as const) {
+      assert.ok(res.statusCode === 403 || res.statusCode === 401, `${what}: ${res.statusCode}`);
+    }
+    const b = await login(t, t.b.sandboxKey);
+    assert.equal((await post(t, url, { csrf_token: b.csrf }, b)).statusCode, 404, "another merchant's payment is not found");
+    assert.equal((await t.payment(id))['status'], 'pending', 'the refusals changed nothing');
+
+    const canceled = await post(t, url, fields, s, { origin: PUBLIC_BASE_URL, 'sec-fetch-site': 'same-origin' });
+    assert.equal(canceled.statusCode, 303, canceled.body);
+    assert.equal(canceled.headers['location'], `/dashboard/payments/${id}?notice=payment_canceled`);
+    assert.equal((await t.payment(id))['status'], 'canceled');
+    const after = await get(t, `/dashboard/payments/${id}?notice=payment_canceled`, s);
+    assert.match(after.body, /Payment canceled\./);
+    assert.ok(!after.body.includes('id="cancel-form"'), 'no cancel button once it is not pending');
+    // The same form sent again (a double click) answers the same cancel; one payment.canceled.
+    assert.equal((await post(t, url, fields, s)).statusCode, 303);
+    const events = await t.testStore.store.query("SELECT id FROM events WHERE object_id = $1 AND type = 'payment.canceled'", [
+      id,
+    ]);
+    assert.equal(events.length, 1);
+
+    // A payment that is not pending (paid) is refused with the API's reason and stays as it is.
+    const paid = String(json(await t.call('POST', '/payment/create', { body: quickStart() }))['id']);
+    assert.equal((await t.call('POST', `/sandbox/payment/${paid}/simulate`, { body: { outcome: 'succeeded' } })).statusCode, 202);
+    await t.deliverNotifications();
+    assert.equal((await t.payment(paid))['status'], 'succeeded');
+    assert.ok(!(await get(t, `/dashboard/payments/${paid}`, s)).body.includes('id="cancel-form"'));
+    const refused = await post(t, `/dashboard/payments/${paid}/cancel`, { csrf_token: s.csrf }, s);
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.match(refused.body, /class="notice bad"/);
+    assert.equal((await t.payment(paid))['status'], 'succeeded');
+    assert.equal((await post(t, '/dashboard/payments/pay_nope/cancel', { csrf_token: s.csrf }, s)).statusCode, 404);
+  });
+
   it('lists and creates payment links (fixed or payer-entered); a refused create shows the API’s messages inline and stores nothing', async () => {
     const s = await login(t, t.a.sandboxKey);
     const links = async () =>

@@ -41,7 +41,7 @@ describe('error responses', () => {
         'prototype poisoning',
         () => t.call('POST', '/payment/create', { rawBody: '{"__proto__": {"admin": true}, "amount": 1}' }),
         400,
-        'invalid_json',
+        'invalid_request',
       ],
       [
         'text/plain body',
@@ -90,6 +90,43 @@ describe('error responses', () => {
       assertErrorShape(res.body, code);
     });
   }
+
+  it('says why a valid JSON body with a forbidden key is refused, naming the key and where it is', async () => {
+    const before = await t.testStore.store.query<{ n: string }>('SELECT count(*) AS n FROM payments', []);
+    const top = await t.call('POST', '/payment/create', { rawBody: '{"__proto__": {"admin": true}, "amount": 1}' });
+    assert.equal(top.statusCode, 400);
+    const body = json(top);
+    assert.doesNotMatch(String(body['message']), /not valid JSON/);
+    assert.match(String(body['message']), /"__proto__" key/);
+    assert.deepEqual(body['details'], [
+      { field: '__proto__', issue: 'forbidden_key', message: '"__proto__" keys are refused wherever they are' },
+    ]);
+    const nested = json(
+      await t.call('POST', '/payment/create', {
+        rawBody: '{"amount": 1, "metadata": {"a": "b", "constructor": {"prototype": {"x": 1}}}}',
+      }),
+    );
+    assert.match(String(nested['message']), /"constructor\.prototype" key/);
+    assert.deepEqual(
+      (nested['details'] as { field: string; issue: string }[]).map((d) => [d.field, d.issue]),
+      [['metadata.constructor.prototype', 'forbidden_key']],
+    );
+    // Malformed JSON keeps its own answer.
+    assert.equal(
+      json(await t.call('POST', '/payment/create', { rawBody: '{"amount": 1,' }))['message'],
+      'The body is not valid JSON.',
+    );
+    const afterwards = await t.testStore.store.query<{ n: string }>('SELECT count(*) AS n FROM payments', []);
+    assert.equal(String(afterwards[0]?.n), String(before[0]?.n));
+  });
+
+  it('says the body limit in the 413 message and details', async () => {
+    const res = await t.call('POST', '/payment/create', { body: quickStart({ description: 'x'.repeat(70 * 1024) }) });
+    assert.equal(res.statusCode, 413);
+    const body = json(res);
+    assert.equal(body['message'], 'The body is larger than the limit of 65536 bytes.');
+    assert.deepEqual(body['details'], [{ limit_bytes: 65536 }]);
+  });
 
   it('authenticates before reading the body: an unauthenticated malformed body is a 401', async () => {
     const res = await t.call('POST', '/payment/create', { key: null, rawBody: '{bad' });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { lockDataDir } from '../../src/db/data-dir-lock.ts';
@@ -52,11 +52,68 @@ describe('CLI', once, () => {
     });
     assert.equal(refused.status, 401, 'a revoked key is refused');
 
-    // While the server holds the embedded store, the CLI says so clearly instead of corrupting it.
-    const blocked = runCli(['merchants', 'list'], { DATA_DIR: dataDir });
+    // While the server holds the embedded store, a command it does not run for the CLI (migrate)
+    // is refused clearly instead of corrupting the store.
+    const blocked = runCli(['migrate'], { DATA_DIR: dataDir });
     assert.equal(blocked.status, 2);
     assert.match(blocked.stderr, /in use by another Tributary process \(pid \d+, server\)/);
     await server.kill('SIGTERM');
+  });
+
+  it('merchants and keys commands work while an embedded server runs: the server runs them over its owner-only socket', async () => {
+    const dataDir = tempDataDir();
+    const server = await startServer({ DATA_DIR: dataDir });
+    running.push(server);
+    const socket = statSync(join(dataDir, 'admin.sock'));
+    assert.ok(socket.isSocket());
+    assert.equal(socket.mode & 0o777, 0o600, 'only the owner may connect');
+    const cli = (args: string[]) => {
+      const result = runCli([...args, '--json'], { DATA_DIR: dataDir });
+      assert.equal(result.status, 0, `${args.join(' ')}: ${result.stderr}`);
+      return JSON.parse(result.stdout) as Record<string, unknown>;
+    };
+    const get = (key: unknown) =>
+      fetch(`${server.url}/payment/pay_01M802HR5XTTXZAF0MA4G1EYJY`, { headers: { authorization: `Bearer ${String(key)}` } });
+
+    const merchant = cli(['merchants', 'create', '--name', 'Shop beside a server']) as {
+      id: string;
+      api_keys: { sandbox: string; production: string };
+    };
+    assert.match(merchant.id, /^mer_/);
+    assert.equal((await get(merchant.api_keys.sandbox)).status, 404, 'the new key works on the running server at once');
+    const listed = runCli(['merchants', 'list', '--json'], { DATA_DIR: dataDir });
+    assert.ok(
+      (JSON.parse(listed.stdout) as { id: string }[]).some((m) => m.id === merchant.id),
+      listed.stderr,
+    );
+
+    const created = cli(['keys', 'create', '--merchant', merchant.id, '--environment', 'sandbox']) as {
+      id: string;
+      api_key: string;
+    };
+    assert.equal((await get(created.api_key)).status, 404);
+    const rolled = cli(['keys', 'roll', created.id, '--overlap-hours', '0']) as { id: string; api_key: string };
+    assert.notEqual(rolled.id, created.id);
+    assert.equal((await get(rolled.api_key)).status, 404);
+    const revoked = cli(['keys', 'revoke', rolled.id]);
+    assert.deepEqual(revoked, { id: rolled.id, revoked: true });
+    const keys = cli(['keys', 'list', '--merchant', merchant.id]) as unknown as { id: string; revoked_at: string | null }[];
+    assert.equal(keys.length, 4);
+    assert.ok(keys.find((k) => k.id === rolled.id)?.revoked_at !== null);
+
+    // The server's refusals come back as the CLI's own: exit code 2, nothing changed.
+    const unknown = runCli(['keys', 'create', '--merchant', 'mer_00000000000000000000000000', '--environment', 'sandbox'], {
+      DATA_DIR: dataDir,
+    });
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /no merchant mer_0{26}/);
+    const badEnvironment = runCli(['keys', 'create', '--merchant', merchant.id, '--environment', 'staging'], {
+      DATA_DIR: dataDir,
+    });
+    assert.equal(badEnvironment.status, 2);
+    assert.match(badEnvironment.stderr, /--environment must be sandbox or production/);
+    assert.equal((cli(['keys', 'list', '--merchant', merchant.id]) as unknown as unknown[]).length, 4);
+    assert.equal(await server.kill('SIGTERM'), 0);
   });
 
   it('settlement exceptions: operators list every one (also unattributed) and resolve one once', async () => {

@@ -83,6 +83,20 @@ describe(`settlement (${TEST_STORE})`, () => {
     assert.equal(lines[0]?.['net'], 146000);
   });
 
+  it("a batch's period runs from when its payment was paid to when it settled (not one instant)", async () => {
+    const id = await paid();
+    const paidAt = (await ctx.t.payment(id))['succeeded_at'];
+    ctx.clock.advance(26 * 3_600_000);
+    const res = await settle(id);
+    assert.equal(res.statusCode, 202, res.body);
+    const settledAt = (await ctx.t.payment(id))['settled_at'];
+    assert.notEqual(paidAt, settledAt);
+    const settlement = json(await ctx.t.call('GET', `/settlement/${String(json(res)['settlement_id'])}`));
+    assert.deepEqual([settlement['period_start'], settlement['period_end']], [paidAt, settledAt]);
+    const listed = json(await ctx.t.call('GET', '/settlement?limit=1'))['data'] as Record<string, unknown>[];
+    assert.deepEqual([listed[0]?.['period_start'], listed[0]?.['period_end']], [paidAt, settledAt]);
+  });
+
   it('every sandbox channel settles with its own fee (e-wallet 1.5 %, counter flat)', async () => {
     for (const [channel, fee] of [
       ['ewallet', 2250],

@@ -48,6 +48,25 @@ describe('webhook endpoints API', () => {
     assert.deepEqual(e['enabled_events'], ['*']);
   });
 
+  it('refuses a loopback endpoint with the two ways to receive events locally in its details, storing nothing', async () => {
+    const count = async () =>
+      Number((await t.testStore.store.query<{ n: string }>('SELECT count(*) AS n FROM webhook_endpoints', []))[0]?.n);
+    const before = await count();
+    // This app allow-lists 127.0.0.1 only: [::1] is loopback and not on the list.
+    const res = await create({ url: 'http://[::1]:3000/hook' });
+    assert.equal(res.statusCode, 400, res.body);
+    const details = json(res)['details'] as { field: string; issue: string; message: string }[];
+    const detail = details.find((d) => d.field === 'url');
+    assert.equal(detail?.issue, 'private_address');
+    assert.match(detail.message, /^address not allowed: loopback/);
+    assert.match(detail.message, /WEBHOOK_ALLOWLIST/);
+    assert.match(detail.message, /tributary listen --forward-to/);
+    const named = await create({ url: 'http://localhost:3000/hook' });
+    assert.equal(named.statusCode, 400, named.body);
+    assert.match(JSON.stringify(json(named)['details']), /WEBHOOK_ALLOWLIST.*tributary listen/);
+    assert.equal(await count(), before);
+  });
+
   it('refuses unsafe or malformed URLs and unknown event types with field issues', async () => {
     const cases: [Record<string, unknown>, string, string][] = [
       [{ url: 'http://10.0.0.1/hook' }, 'url', 'private_address'],

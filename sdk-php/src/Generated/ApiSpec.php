@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '87253fddb7ffb6bc10b5fcd0393bdbb4255dacc3820666c35a0845d2b6555b9c';
+    public const OPENAPI_SHA256 = '601ccd8776a0d9683f810e026ba8d0c9eeb5477960ca3725fb0b82d0aac2b94e';
 }

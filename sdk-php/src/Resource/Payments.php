@@ -58,4 +58,15 @@ final class Payments extends AbstractResource
     {
         return $this->object(Payment::class, 'cancelPayment', ['id' => $id], body: $params, options: $options);
     }
+
+    /**
+     * POST /payment/{id}/erase_payer_data: a payer's erasure request, for a final payment
+     * (docs/payer-data.md). Erasing again answers the erased payment unchanged.
+     *
+     * @param RequestOptions|array<string, mixed>|null $options
+     */
+    public function erasePayerData(string $id, RequestOptions|array|null $options = null): Payment
+    {
+        return $this->object(Payment::class, 'erasePayerData', ['id' => $id], body: [], options: $options);
+    }
 }

@@ -106,6 +106,14 @@ class AsyncPayments(_AsyncResource):
         )
         return result
 
+    async def erase_payer_data(self, id: str, **options: Unpack[RequestOptions]) -> Payment:
+        """POST /payment/{id}/erase_payer_data: a payer's erasure request, for a final payment
+        (docs/payer-data.md). Erasing again answers the erased payment unchanged."""
+        result: Payment = await self._engine.request(
+            "erasePayerData", params={"id": id}, body={}, options=options
+        )
+        return result
+
 
 class AsyncCheckouts(_AsyncResource):
     """Checkouts (docs/checkout.md): create, retrieve, list (auto-paginating), expire, and select

@@ -81,7 +81,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "87253fddb7ffb6bc10b5fcd0393bdbb4255dacc3820666c35a0845d2b6555b9c"
+OPENAPI_SHA256: Final = "601ccd8776a0d9683f810e026ba8d0c9eeb5477960ca3725fb0b82d0aac2b94e"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -682,9 +682,10 @@ class Settlement(TypedDict):
     #: gross − fee: what the provider paid out, exact, in major units.
     net: Decimal
     payment_count: int
-    #: The earliest provider settlement time of the batch's payments.
+    #: Start of the period the batch covers: when the earliest of its payments was paid
+    #: (`succeeded_at`).
     period_start: str
-    #: The latest provider settlement time of the batch's payments.
+    #: End of the period the batch covers: the latest provider settlement time of its payments.
     period_end: str
     #: When Tributary recorded the batch.
     created_at: str

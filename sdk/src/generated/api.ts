@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = '87253fddb7ffb6bc10b5fcd0393bdbb4255dacc3820666c35a0845d2b6555b9c';
+export const OPENAPI_SHA256 = '601ccd8776a0d9683f810e026ba8d0c9eeb5477960ca3725fb0b82d0aac2b94e';
 
 // ---- Objects (components.schemas) ----
 
@@ -424,9 +424,9 @@ export type Settlement = {
   /** gross − fee: what the provider paid out, exact, in major units. */
   net: number;
   payment_count: number;
-  /** The earliest provider settlement time of the batch's payments. */
+  /** Start of the period the batch covers: when the earliest of its payments was paid (`succeeded_at`). */
   period_start: string;
-  /** The latest provider settlement time of the batch's payments. */
+  /** End of the period the batch covers: the latest provider settlement time of its payments. */
   period_end: string;
   /** When Tributary recorded the batch. */
   created_at: string;

@@ -4,21 +4,31 @@ import { join } from 'node:path';
 
 /**
  * The embedded server's admin socket: a Unix socket at DATA_DIR/admin.sock, mode 0600, through
- * which `tributary backup` asks the running server (which holds DATA_DIR's lock, decision 0021) to
- * take a backup. Who may connect is decided by the filesystem: the owner of the server process (and
- * root). Nothing listens on the network, so there is no token to issue, leak or rotate
- * (docs/backups.md). One JSON request line in, one JSON reply line out.
+ * which the operator's CLI asks the running server (which holds DATA_DIR's lock, decision 0021) to
+ * take a backup (`tributary backup`) or to run one of its store commands (`merchants create`,
+ * `keys create|list|roll|revoke`, …: src/cli/admin-commands.ts), which it could not run itself while
+ * the server holds the directory. Who may connect is decided by the filesystem: the owner of the
+ * server process (and root). Nothing listens on the network, so there is no token to issue, leak or
+ * rotate (docs/backups.md). One JSON request line in, one JSON reply line out.
  */
 export const ADMIN_SOCKET = 'admin.sock';
 /** sun_path holds 108 bytes with its terminating NUL on Linux. */
 const MAX_SOCKET_PATH_BYTES = 107;
 const MAX_REQUEST_BYTES = 16 * 1024;
 
-export interface AdminRequest {
-  op: 'backup';
-  /** Absolute path of the backup file to write. */
-  path: string;
-}
+export type AdminRequest =
+  | {
+      op: 'backup';
+      /** Absolute path of the backup file to write. */
+      path: string;
+    }
+  | {
+      /** One operator command; its fields are checked by the handler (src/cli/admin-commands.ts). */
+      op: 'command';
+      command: string;
+      arg: string | null;
+      options: Record<string, string>;
+    };
 
 export type AdminReply = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -60,15 +70,19 @@ export async function serveAdminSocket(
       const newline = buffered.indexOf('\n');
       if (newline < 0) return;
       socket.removeAllListeners('data');
-      let request: AdminRequest;
+      let request: unknown;
       try {
-        request = JSON.parse(buffered.slice(0, newline)) as AdminRequest;
+        request = JSON.parse(buffered.slice(0, newline)) as unknown;
       } catch {
         reply({ ok: false, error: 'request is not JSON' });
         return;
       }
-      if (request.op !== 'backup' || typeof request.path !== 'string' || !request.path.startsWith('/')) {
-        reply({ ok: false, error: 'unknown request (expected {"op":"backup","path":"/absolute/path"})' });
+      if (!isAdminRequest(request)) {
+        reply({
+          ok: false,
+          error:
+            'unknown request (expected {"op":"backup","path":"/absolute/path"} or {"op":"command","command":…,"arg":…,"options":{…}})',
+        });
         return;
       }
       handle(request).then(
@@ -91,6 +105,20 @@ export async function serveAdminSocket(
         if (existsSync(path)) unlinkSync(path);
       }),
   };
+}
+
+function isAdminRequest(request: unknown): request is AdminRequest {
+  if (typeof request !== 'object' || request === null) return false;
+  const r = request as Record<string, unknown>;
+  if (r['op'] === 'backup') return typeof r['path'] === 'string' && r['path'].startsWith('/');
+  return (
+    r['op'] === 'command' &&
+    typeof r['command'] === 'string' &&
+    (r['arg'] === null || typeof r['arg'] === 'string') &&
+    typeof r['options'] === 'object' &&
+    r['options'] !== null &&
+    !Array.isArray(r['options'])
+  );
 }
 
 /** Sends one request to the server holding `dataDir`; NoServerError when none listens there. */

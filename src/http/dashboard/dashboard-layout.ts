@@ -79,6 +79,7 @@ form.stack input{width:100%}
 .field-error{color:var(--bad);font-size:.8rem}
 input[aria-invalid=true]{border-color:var(--bad)}
 @media (max-width:40rem){main{padding:.5rem}.card{padding:.6rem}th,td{padding:.3rem}dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.4rem}}
+@media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}table.stack tbody,table.stack tr,table.stack td{display:block}table.stack tr{border-bottom:1px solid var(--line);padding:.35rem 0}table.stack td{border:0;padding:.1rem 0;display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:.5rem;overflow-wrap:anywhere}table.stack td::before{content:attr(data-label);color:var(--muted);font-size:.75rem;font-weight:600;text-transform:uppercase}table.stack td.num{text-align:left;white-space:normal}}
 `.trim();
 
 const STYLE_ELEMENT = trusted(`<style>${STYLE}</style>`);

@@ -11,6 +11,7 @@ import type { DashboardSession, DashboardSessions } from '../../modules/merchant
 import type { RateLimiter } from '../../modules/rate-limits/rate-limiter.ts';
 import type { ReconcileDeps } from '../../modules/reconciliation/reconcile.ts';
 import type { RefundDeps } from '../../modules/refunds/create-refund.ts';
+import type { CancelPaymentDeps } from '../../modules/payments/cancel-payment.ts';
 import { html } from '../pages/html.ts';
 import { barePage, DASHBOARD_HEADERS, type Frame, type Notice, page, type Screen } from './dashboard-layout.ts';
 import { clearSessionCookie, sameOriginProblem, sessionTokenOf } from './dashboard-session.ts';
@@ -42,6 +43,8 @@ export interface DashboardDeps {
   publicBaseUrl: string;
   connectors: ConnectorRegistry;
   refund: RefundDeps;
+  /** The API's cancel of a pending payment (the provider closes it first). */
+  cancelPayment: CancelPaymentDeps;
   reconcile: ReconcileDeps;
   expireCheckout: ExpireDeps;
   /** Creates and deactivates payment links (the API's create, with its idempotency). */
@@ -81,6 +84,7 @@ export const openRoute = () => ({ config: { public: true, dashboardPublic: true 
 const NOTICES: Readonly<Record<string, Exclude<Notice, undefined>>> = {
   refund: { kind: 'ok', text: 'Refund requested. It shows in the timeline; the provider finishes it.' },
   redelivered: { kind: 'ok', text: 'Redelivery scheduled: new deliveries are in the timeline.' },
+  payment_canceled: { kind: 'ok', text: 'Payment canceled. The payer can no longer pay it; payment.canceled was sent.' },
   checkout_expired: { kind: 'ok', text: 'Checkout expired. Its pending payment, if any, is canceled.' },
   payment_link_created: { kind: 'ok', text: 'Payment link created. Share its URL or QR code with payers.' },
   payment_link_deactivated: {

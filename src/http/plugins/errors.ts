@@ -25,14 +25,20 @@ export function sendError(
     .send(JSON.stringify({ code, message, details, request_id: request.id }));
 }
 
+/** The 413 answer: the limit in the message and in `details`, so a client can split or trim. */
+const tooLarge = (limitBytes: number) =>
+  new ApiError('payload_too_large', `The body is larger than the limit of ${limitBytes} bytes.`, {
+    details: [{ limit_bytes: limitBytes }],
+  });
+
 /** Fastify's own errors (body parsing, routing) mapped onto the catalogue. */
-function fromFastifyError(error: FastifyError): ApiError | undefined {
+function fromFastifyError(error: FastifyError, bodyLimitBytes: number): ApiError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
       return new ApiError('unsupported_media_type', 'Send the body as application/json.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('payload_too_large', 'The body is larger than the limit.');
+      return tooLarge(bodyLimitBytes);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('invalid_json', 'The body is empty; send a JSON object.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -42,13 +48,13 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
   }
   const status = error.statusCode ?? 500;
   if (status === 404) return new ApiError('route_not_found', 'No such route.');
-  if (status === 413) return new ApiError('payload_too_large', 'The body is larger than the limit.');
+  if (status === 413) return tooLarge(bodyLimitBytes);
   if (status === 415) return new ApiError('unsupported_media_type', 'Send the body as application/json.');
   if (status >= 400 && status < 500) return new ApiError('invalid_request', 'The request is malformed.');
   return undefined;
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) {
       return sendError(request, reply, error.code, error.message, error.details, error.headers);
@@ -63,7 +69,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
         'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
       });
     }
-    const mapped = fromFastifyError(error);
+    const mapped = fromFastifyError(error, bodyLimitBytes);
     if (mapped !== undefined) return sendError(request, reply, mapped.code, mapped.message, mapped.details);
     request.log.error({ err: error }, 'unhandled error');
     return sendError(request, reply, 'internal_error', 'An unexpected error occurred. It has been logged.');

@@ -14,8 +14,8 @@ const SettlementFields = {
   fee: Major("The provider's fees"),
   net: Major('gross − fee: what the provider paid out'),
   payment_count: Type.Integer({ minimum: 1 }),
-  period_start: Timestamp("The earliest provider settlement time of the batch's payments."),
-  period_end: Timestamp("The latest provider settlement time of the batch's payments."),
+  period_start: Timestamp('Start of the period the batch covers: when the earliest of its payments was paid (`succeeded_at`).'),
+  period_end: Timestamp('End of the period the batch covers: the latest provider settlement time of its payments.'),
   created_at: Timestamp('When Tributary recorded the batch.'),
 };
 

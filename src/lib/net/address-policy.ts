@@ -149,6 +149,13 @@ export type UrlCheck = { ok: true; url: URL } | { ok: false; issue: string; mess
 
 const RESERVED_NAME = /(^|\.)(localhost|local|internal|localdomain|home\.arpa)$|^metadata(\.|$)/i;
 export const MAX_URL_LENGTH = 2048;
+/**
+ * What a developer registering http://127.0.0.1:3000/hook needs to read next: the refusal is on
+ * purpose (SSRF), and these are the two ways to receive events on one's own machine.
+ */
+const PRIVATE_HINT =
+  '. For local development, the server operator can allow it with WEBHOOK_ALLOWLIST (e.g. WEBHOOK_ALLOWLIST=127.0.0.1), ' +
+  'or run `tributary listen --forward-to http://127.0.0.1:PORT/PATH` to receive events without an endpoint (docs/cli.md)';
 
 /**
  * Save-time rules for webhook and callback URLs. `requireHttps` is set for production: payment
@@ -182,11 +189,11 @@ export function checkOutboundUrl(raw: string, allowlist: Allowlist, options: { r
   const isLiteral = isIPv4(host) || (host.startsWith('[') && host.endsWith(']'));
   if (isLiteral) {
     const cls = classifyAddress(host);
-    if (!cls.public) return { ok: false, issue: 'private_address', message: `address not allowed: ${cls.reason}` };
+    if (!cls.public) return { ok: false, issue: 'private_address', message: `address not allowed: ${cls.reason}${PRIVATE_HINT}` };
     return { ok: true, url };
   }
   if (RESERVED_NAME.test(host) || !host.includes('.')) {
-    return { ok: false, issue: 'private_address', message: 'host name is local or reserved' };
+    return { ok: false, issue: 'private_address', message: `host name is local or reserved${PRIVATE_HINT}` };
   }
   return { ok: true, url };
 }

@@ -248,7 +248,11 @@ async function applyGroup(
       settledAt: entry.settledAt,
     }));
     const sum = (f: (l: SettlementLine) => bigint) => settlementLines.reduce((s, l) => s + f(l), 0n);
-    const times = settlementLines.map((l) => l.settledAt.getTime());
+    // The period a batch covers runs from when its first payment was paid to when its last one
+    // settled. (It used to be the span of the settlement times alone, and a provider settles a
+    // batch at one instant: every period showed its start equal to its end.)
+    const paidTimes = apply.map(({ payment, entry }) => (payment.succeededAt ?? entry.settledAt).getTime());
+    const settledTimes = settlementLines.map((l) => l.settledAt.getTime());
     await insertSettlement(
       tx,
       {
@@ -261,8 +265,8 @@ async function applyGroup(
         feeMinor: sum((l) => l.feeMinor),
         netMinor: sum((l) => l.netMinor),
         paymentCount: settlementLines.length,
-        periodStart: new Date(Math.min(...times)),
-        periodEnd: new Date(Math.max(...times)),
+        periodStart: new Date(Math.min(...paidTimes, ...settledTimes)),
+        periodEnd: new Date(Math.max(...settledTimes)),
         createdAt: now,
       },
       settlementLines,

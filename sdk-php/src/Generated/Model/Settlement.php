@@ -55,10 +55,10 @@ final class Settlement extends Model
 
     public readonly int $payment_count;
 
-    /** The earliest provider settlement time of the batch's payments. */
+    /** Start of the period the batch covers: when the earliest of its payments was paid (`succeeded_at`). */
     public readonly string $period_start;
 
-    /** The latest provider settlement time of the batch's payments. */
+    /** End of the period the batch covers: the latest provider settlement time of its payments. */
     public readonly string $period_end;
 
     /** When Tributary recorded the batch. */

@@ -4,6 +4,7 @@ import { isIdOf } from '../../../lib/ids.ts';
 import { checkoutIdsOfPayments } from '../../../modules/checkouts/index.ts';
 import { paymentTimeline } from '../../../modules/timeline/payment-timeline.ts';
 import { createRefund } from '../../../modules/refunds/create-refund.ts';
+import { cancelPayment } from '../../../modules/payments/cancel-payment.ts';
 import { REFUND_REASONS, REFUND_SOURCES, type RefundReason, type RefundSource } from '../../../modules/refunds/refund-types.ts';
 import { type RedeliveryTarget, redeliverEvent } from '../../../modules/webhooks/delivery-service.ts';
 import type { Notice } from '../dashboard-layout.ts';
@@ -25,7 +26,7 @@ type WithId = { Params: { id: string } };
 
 /**
  * One payment with its timeline (`GET /dashboard/payments/{id}`), and what can be done from it:
- * refund it, redeliver one of its events. A refused action shows the payment again with the reason.
+ * cancel it while it is pending, refund it, redeliver one of its events. A refused action shows the payment again with the reason.
  */
 export function registerPaymentDetailScreen(dashboard: FastifyInstance, deps: ScreenDeps): void {
   const show = async (request: FastifyRequest, reply: FastifyReply, id: string, statusCode: number, notice: Notice) => {
@@ -41,6 +42,7 @@ export function registerPaymentDetailScreen(dashboard: FastifyInstance, deps: Sc
         publicBaseUrl: deps.publicBaseUrl,
         checkoutId: checkoutOf.get(id),
         refundIdempotencyKey: newFormKey(),
+        cancelIdempotencyKey: newFormKey(),
         notice,
       }),
     );
@@ -74,6 +76,27 @@ export function registerPaymentDetailScreen(dashboard: FastifyInstance, deps: Sc
       return show(request, reply, id, httpStatusOf(result.code), { kind: 'bad', text: result.message });
     }
     return redirect(reply, `/dashboard/payments/${id}?notice=refund`);
+  });
+
+  // Cancel a pending payment: the API's cancel (the provider closes it first) with the session's
+  // principal. The form's Idempotency-Key makes a double submit one cancel; a payment that is no
+  // longer pending (paid meanwhile, or canceled by another tab without the same key) is refused
+  // with the API's reason, and nothing changes.
+  dashboard.post<WithId>('/payments/:id/cancel', sessionRoute(), async (request, reply) => {
+    const id = request.params.id;
+    if (!isIdOf('payment', id)) throw new DashboardError(404, 'No such payment.');
+    const result = await cancelPayment(
+      deps.cancelPayment,
+      signedIn(request).principal,
+      id,
+      { cancellationReason: null },
+      formKeyOf(formOf(request)),
+    );
+    if (result.kind === 'failure') {
+      if (result.code === 'resource_not_found') throw new DashboardError(404, 'No such payment.');
+      return show(request, reply, id, httpStatusOf(result.code), { kind: 'bad', text: result.message });
+    }
+    return redirect(reply, `/dashboard/payments/${id}?notice=payment_canceled`);
   });
 
   dashboard.post<WithId>('/events/:id/redeliver', sessionRoute(), async (request, reply) => {

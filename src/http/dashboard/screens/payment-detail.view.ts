@@ -7,7 +7,7 @@ import { html, safeHref, type SafeHtml } from '../../pages/html.ts';
 import { csrfField, type Frame, money, type Notice, option, page, status, when } from '../dashboard-layout.ts';
 
 /**
- * The payment screen's page: the payment's facts, the refund form and its timeline (attempts,
+ * The payment screen's page: the payment's facts, the cancel form (pending only), the refund form and its timeline (attempts,
  * provider notifications, refunds, events with their webhook deliveries and redeliver buttons).
  */
 
@@ -130,7 +130,13 @@ function timelineItem(frame: Frame, payment: Payment, e: TimelineEntry): SafeHtm
 export function paymentPage(
   frame: Frame,
   t: PaymentTimeline,
-  options: { publicBaseUrl: string; checkoutId: string | undefined; refundIdempotencyKey: string; notice: Notice },
+  options: {
+    publicBaseUrl: string;
+    checkoutId: string | undefined;
+    refundIdempotencyKey: string;
+    cancelIdempotencyKey: string;
+    notice: Notice;
+  },
 ): string {
   const p = t.payment;
   const payUrl = safeHref(`${options.publicBaseUrl}/pay/${p.id}`, 'web');
@@ -227,6 +233,21 @@ export function paymentPage(
           }
         </dl>
       </section>
+      ${
+        p.status === 'pending'
+          ? html`<section class="card">
+              <h2>Cancel</h2>
+              <p class="muted">
+                The payer can no longer pay: the provider closes the instructions (virtual account, code or e-wallet charge).
+              </p>
+              <form class="inline" method="post" action="/dashboard/payments/${p.id}/cancel" id="cancel-form">
+                ${csrfField(frame.csrfToken)}
+                <input type="hidden" name="idempotency_key" value="${options.cancelIdempotencyKey}" />
+                <button type="submit" class="danger" id="cancel-submit">Cancel payment</button>
+              </form>
+            </section>`
+          : ''
+      }
       ${
         refundable
           ? html`<section class="card">

@@ -178,7 +178,7 @@ function paymentsPage(
         ${
           list.payments.length === 0
             ? html`<p id="no-payments">No payments match.</p>`
-            : html`<table id="payments">
+            : html`<table id="payments" class="stack">
                 <thead>
                   <tr>
                     <th>Payment</th>
@@ -194,13 +194,13 @@ function paymentsPage(
                   ${list.payments.map(
                     (p) =>
                       html`<tr data-payment-id="${p.id}">
-                        <td><a class="mono" href="/dashboard/payments/${p.id}">${p.id}</a></td>
-                        <td>${p.referenceNo}</td>
-                        <td class="num">${money(p.amountMinor, p.currency)}</td>
-                        <td>${status(p.status)}</td>
-                        <td>${p.channel ?? p.channelRequested}</td>
-                        <td>${when(p.createdAt)}</td>
-                        <td>${checkoutCell(list.checkoutOf.get(p.id))}</td>
+                        <td data-label="Payment"><a class="mono" href="/dashboard/payments/${p.id}">${p.id}</a></td>
+                        <td data-label="Reference">${p.referenceNo}</td>
+                        <td data-label="Amount" class="num">${money(p.amountMinor, p.currency)}</td>
+                        <td data-label="Status">${status(p.status)}</td>
+                        <td data-label="Channel">${p.channel ?? p.channelRequested}</td>
+                        <td data-label="Created">${when(p.createdAt)}</td>
+                        <td data-label="Checkout">${checkoutCell(list.checkoutOf.get(p.id))}</td>
                       </tr>`,
                   )}
                 </tbody>
