@@ -290,7 +290,8 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
   }
   // 7: checkouts (docs/checkout.md): the model's status; never more than one live payment; a
   // completed checkout collected exactly once (one succeeded payment of it, not counting late
-  // money owed back), with exactly one checkout.completed; an expired one one checkout.expired.
+  // money owed back), with exactly one checkout.completed; an expired one at most once, with one
+  // checkout.expired.
   const checkouts = await store.query<{ id: string; status: string; completed_payment_id: string | null }>(
     `SELECT id, status, completed_payment_id FROM checkouts WHERE merchant_id = $1 AND environment = 'sandbox'`,
     [r.merchantId],
@@ -302,7 +303,12 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
     const mine = m.payments.filter((p) => p.checkoutId === row.id);
     assert.ok(mine.filter((p) => p.status === 'pending').length <= 1, `checkout ${row.id}: two live payments`);
     const collected = mine.filter((p) => p.status === 'succeeded' || p.status === 'reversed');
-    assert.equal(collected.length, row.status === 'completed' ? 1 : 0, `checkout ${row.id} collected ${collected.length} times`);
+    // Completed: exactly once. Open: never (a success completes it). Expired: at most once — a
+    // payment of it paid late after the expiry is accepted when no other payment holds the
+    // reference (the money is the merchant's; docs/checkout.md section 4), and any later one is
+    // owed back to its payer.
+    const allowed = row.status === 'completed' ? [1] : row.status === 'expired' ? [0, 1] : [0];
+    assert.ok(allowed.includes(collected.length), `checkout ${row.id} (${row.status}) collected ${collected.length} times`);
     if (row.status === 'completed') assert.equal(row.completed_payment_id, collected[0]?.id);
     const closing = events.filter((e) => e.object_id === row.id).map((e) => e.type);
     assert.deepEqual(closing, row.status === 'open' ? [] : [`checkout.${row.status}`], `checkout ${row.id} events`);
