@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '9c93993b06b317761dd16c34aa44576c837eab438c623475b8fb54caa6ae8169';
+    public const OPENAPI_SHA256 = '7d5e2b3e9b64642d505738bd45a80442a747fa036453bea74c506a9b3c4056b1';
 }

@@ -77,7 +77,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "9c93993b06b317761dd16c34aa44576c837eab438c623475b8fb54caa6ae8169"
+OPENAPI_SHA256: Final = "7d5e2b3e9b64642d505738bd45a80442a747fa036453bea74c506a9b3c4056b1"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -91,6 +91,7 @@ ErrorBodyCode = Literal[
     "invalid_signature",
     "resource_not_found",
     "route_not_found",
+    "method_not_allowed",
     "reference_no_conflict",
     "idempotency_request_in_progress",
     "checkout_not_open",
@@ -931,21 +932,30 @@ class CreatePaymentBody(TypedDict):
     """Create a payment"""
 
     #: Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217
-    #: minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND.
+    #: minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND (more digits is
+    #: `amount_too_precise`). At most 15 significant digits in minor units: 999999999999999 VND,
+    #: 9999999999999.99 IDR (more is `amount_too_large`).
     amount: Decimal | int
-    #: ISO 4217 code in upper case.
+    #: An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`).
     currency: str
     #: Your reference for the payment (printable ASCII, no leading or trailing space). Unique among
     #: your live (processing, pending, succeeded) payments.
     reference_no: str
+    #: Free text, without the NUL character (`invalid_character`).
     description: NotRequired[str | None]
     #: Payment channel; `auto` (the default) lets Tributary choose.
     channel: NotRequired[CreatePaymentBodyChannel | None]
-    #: Receives this payment's events, signed with the merchant callback secret. https in
-    #: production.
+    #: Receives this payment's events, signed with the merchant callback secret. An absolute http(s)
+    #: URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no
+    #: credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses
+    #: only (`private_address`).
     callback_url: NotRequired[str | None]
-    #: Up to 50 string values under keys of letters, digits and _ . : - (at most 40 characters).
+    #: Up to 50 string values (at most 500 characters, without the NUL character:
+    #: `invalid_character`) under keys of 1-40 letters, digits and _ . : - (another key is
+    #: `invalid_metadata_key`).
     metadata: NotRequired[dict[str, str] | None]
+    #: The payer's e-mail address; its domain must contain a dot (`user@example.com`, not
+    #: `user@localhost`).
     email: NotRequired[str | None]
 
 
@@ -996,11 +1006,14 @@ CreateWebhookEndpointBodyStatus = Literal["enabled", "disabled"]
 class CreateWebhookEndpointBody(TypedDict):
     """Register a webhook endpoint"""
 
-    #: https (http only in sandbox); public addresses only.
+    #: Where events are POSTed. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https
+    #: in production (`https_required`); no credentials (`credentials_in_url`), default ports only
+    #: (`port_not_allowed`), public addresses only (`private_address`).
     url: str
     description: NotRequired[str | None]
-    #: Event types to receive (see docs/webhook-events.md), or `["*"]` (the default) for every type,
-    #: including future ones.
+    #: Event types to receive (see docs/webhook-events.md; a type that does not exist is
+    #: `unknown_event_type`), or `["*"]` (the default) for every type, including future ones; `"*"`
+    #: must be sent alone (`invalid_value`).
     enabled_events: NotRequired[list[str]]
     status: NotRequired[CreateWebhookEndpointBodyStatus]
 
@@ -1026,10 +1039,14 @@ UpdateWebhookEndpointBodyStatus = Literal["enabled", "disabled"]
 class UpdateWebhookEndpointBody(TypedDict):
     """Change a webhook endpoint"""
 
+    #: Where events are POSTed. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https
+    #: in production (`https_required`); no credentials (`credentials_in_url`), default ports only
+    #: (`port_not_allowed`), public addresses only (`private_address`).
     url: NotRequired[str]
     description: NotRequired[str | None]
-    #: Event types to receive (see docs/webhook-events.md), or `["*"]` (the default) for every type,
-    #: including future ones.
+    #: Event types to receive (see docs/webhook-events.md; a type that does not exist is
+    #: `unknown_event_type`), or `["*"]` (the default) for every type, including future ones; `"*"`
+    #: must be sent alone (`invalid_value`).
     enabled_events: NotRequired[list[str]]
     #: Disabling cancels pending deliveries; enabling clears `disabled_reason` and `failing_since`.
     status: NotRequired[UpdateWebhookEndpointBodyStatus]
@@ -1045,7 +1062,8 @@ class RotateWebhookEndpointSecretBody(TypedDict):
 
 class ListEventsQuery(TypedDict):
     limit: NotRequired[int]
-    #: An event id: the page starts after it.
+    #: An event id: the page starts after it. An id that is not one of your events in this
+    #: environment is a 400 `unknown_cursor`.
     starting_after: NotRequired[str]
     #: An event type (`payment.succeeded`) or a group (`payment.*`).
     type: NotRequired[str]
@@ -1176,8 +1194,9 @@ RefundPaymentBodySource = Literal["payment", "late_payment"]
 class RefundPaymentBody(TypedDict):
     """Refund all or part of a payment"""
 
-    #: What to refund, in major units as a JSON number (parsed exactly like the create amount).
-    #: Absent: everything of the payment that is still refundable.
+    #: What to refund, in major units as a JSON number, parsed exactly like the create amount: at
+    #: most the currency’s minor-unit digits (`amount_too_precise`) and 15 significant digits in
+    #: minor units (`amount_too_large`). Absent: everything of the payment that is still refundable.
     amount: NotRequired[Decimal | int]
     #: Why the money goes back (stored and shown).
     reason: NotRequired[RefundPaymentBodyReason | None]
@@ -1214,19 +1233,28 @@ class CreateCheckoutBody(TypedDict):
     """Create a checkout"""
 
     #: Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217
-    #: minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND.
+    #: minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND (more digits is
+    #: `amount_too_precise`). At most 15 significant digits in minor units: 999999999999999 VND,
+    #: 9999999999999.99 IDR (more is `amount_too_large`).
     amount: Decimal | int
-    #: ISO 4217 code in upper case.
+    #: An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`).
     currency: str
     #: Your reference for the payment (printable ASCII, no leading or trailing space). Unique among
     #: your live (processing, pending, succeeded) payments.
     reference_no: str
+    #: Free text, without the NUL character (`invalid_character`).
     description: NotRequired[str | None]
+    #: The payer's e-mail address; its domain must contain a dot (`user@example.com`, not
+    #: `user@localhost`).
     email: NotRequired[str | None]
-    #: Up to 50 string values under keys of letters, digits and _ . : - (at most 40 characters).
+    #: Up to 50 string values (at most 500 characters, without the NUL character:
+    #: `invalid_character`) under keys of 1-40 letters, digits and _ . : - (another key is
+    #: `invalid_metadata_key`).
     metadata: NotRequired[dict[str, str] | None]
-    #: Receives this payment's events, signed with the merchant callback secret. https in
-    #: production.
+    #: Receives this payment's events, signed with the merchant callback secret. An absolute http(s)
+    #: URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no
+    #: credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses
+    #: only (`private_address`).
     callback_url: NotRequired[str | None]
     #: The channels the payer may choose among, in this order. Absent: every channel that can serve
     #: the amount.
@@ -1775,6 +1803,7 @@ ErrorCode = Literal[
     "invalid_signature",
     "resource_not_found",
     "route_not_found",
+    "method_not_allowed",
     "reference_no_conflict",
     "idempotency_request_in_progress",
     "checkout_not_open",
@@ -1803,13 +1832,14 @@ ERROR_STATUS: Final[dict[str, int]] = {
     "invalid_json": 400, "invalid_request": 400, "invalid_idempotency_key": 400,
     "invalid_api_version": 400, "unauthorized": 401, "client_secret_invalid": 401,
     "invalid_signature": 401, "resource_not_found": 404, "route_not_found": 404,
-    "reference_no_conflict": 409, "idempotency_request_in_progress": 409, "checkout_not_open": 409,
-    "checkout_busy": 409, "payment_state_conflict": 409, "webhook_endpoint_disabled": 409,
-    "payload_too_large": 413, "unsupported_media_type": 415, "idempotency_key_reused": 422,
-    "currency_not_supported": 422, "amount_out_of_range": 422, "channel_not_offered": 422,
-    "channel_unavailable": 422, "operation_not_supported": 422, "refund_not_supported": 422,
-    "refund_exceeds_captured": 422, "webhook_endpoint_limit_reached": 422, "rate_limited": 429,
-    "internal_error": 500, "service_unavailable": 503, "provider_unavailable": 503,
+    "method_not_allowed": 405, "reference_no_conflict": 409, "idempotency_request_in_progress": 409,
+    "checkout_not_open": 409, "checkout_busy": 409, "payment_state_conflict": 409,
+    "webhook_endpoint_disabled": 409, "payload_too_large": 413, "unsupported_media_type": 415,
+    "idempotency_key_reused": 422, "currency_not_supported": 422, "amount_out_of_range": 422,
+    "channel_not_offered": 422, "channel_unavailable": 422, "operation_not_supported": 422,
+    "refund_not_supported": 422, "refund_exceeds_captured": 422,
+    "webhook_endpoint_limit_reached": 422, "rate_limited": 429, "internal_error": 500,
+    "service_unavailable": 503, "provider_unavailable": 503,
 }
 
 # ---- Webhook event types (webhooks) ----

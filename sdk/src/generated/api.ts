@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = '9c93993b06b317761dd16c34aa44576c837eab438c623475b8fb54caa6ae8169';
+export const OPENAPI_SHA256 = '7d5e2b3e9b64642d505738bd45a80442a747fa036453bea74c506a9b3c4056b1';
 
 // ---- Objects (components.schemas) ----
 
@@ -21,6 +21,7 @@ export type ErrorBody = {
     | 'invalid_signature'
     | 'resource_not_found'
     | 'route_not_found'
+    | 'method_not_allowed'
     | 'reference_no_conflict'
     | 'idempotency_request_in_progress'
     | 'checkout_not_open'
@@ -642,19 +643,21 @@ export type CheckoutList = {
 export type CreatePaymentParams = Record<string, never>;
 export type CreatePaymentQuery = Record<string, never>;
 export type CreatePaymentBody = {
-  /** Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND. */
+  /** Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND (more digits is `amount_too_precise`). At most 15 significant digits in minor units: 999999999999999 VND, 9999999999999.99 IDR (more is `amount_too_large`). */
   amount: number;
-  /** ISO 4217 code in upper case. */
+  /** An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`). */
   currency: string;
   /** Your reference for the payment (printable ASCII, no leading or trailing space). Unique among your live (processing, pending, succeeded) payments. */
   reference_no: string;
+  /** Free text, without the NUL character (`invalid_character`). */
   description?: string | null;
   /** Payment channel; `auto` (the default) lets Tributary choose. */
   channel?: 'bank' | 'ewallet' | 'counter' | 'auto' | null;
-  /** Receives this payment's events, signed with the merchant callback secret. https in production. */
+  /** Receives this payment's events, signed with the merchant callback secret. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses only (`private_address`). */
   callback_url?: string | null;
-  /** Up to 50 string values under keys of letters, digits and _ . : - (at most 40 characters). */
+  /** Up to 50 string values (at most 500 characters, without the NUL character: `invalid_character`) under keys of 1-40 letters, digits and _ . : - (another key is `invalid_metadata_key`). */
   metadata?: Record<string, string> | null;
+  /** The payer's e-mail address; its domain must contain a dot (`user@example.com`, not `user@localhost`). */
   email?: string | null;
 };
 export type CreatePaymentResponse = Payment;
@@ -716,10 +719,10 @@ export type ListPaymentMethodsResponse = PaymentMethodList;
 export type CreateWebhookEndpointParams = Record<string, never>;
 export type CreateWebhookEndpointQuery = Record<string, never>;
 export type CreateWebhookEndpointBody = {
-  /** https (http only in sandbox); public addresses only. */
+  /** Where events are POSTed. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses only (`private_address`). */
   url: string;
   description?: string | null;
-  /** Event types to receive (see docs/webhook-events.md), or `["*"]` (the default) for every type, including future ones. */
+  /** Event types to receive (see docs/webhook-events.md; a type that does not exist is `unknown_event_type`), or `["*"]` (the default) for every type, including future ones; `"*"` must be sent alone (`invalid_value`). */
   enabled_events?: string[];
   status?: 'enabled' | 'disabled';
 };
@@ -777,9 +780,10 @@ export type UpdateWebhookEndpointParams = {
 };
 export type UpdateWebhookEndpointQuery = Record<string, never>;
 export type UpdateWebhookEndpointBody = {
+  /** Where events are POSTed. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses only (`private_address`). */
   url?: string;
   description?: string | null;
-  /** Event types to receive (see docs/webhook-events.md), or `["*"]` (the default) for every type, including future ones. */
+  /** Event types to receive (see docs/webhook-events.md; a type that does not exist is `unknown_event_type`), or `["*"]` (the default) for every type, including future ones; `"*"` must be sent alone (`invalid_value`). */
   enabled_events?: string[];
   /** Disabling cancels pending deliveries; enabling clears `disabled_reason` and `failing_since`. */
   status?: 'enabled' | 'disabled';
@@ -808,7 +812,7 @@ export type RotateWebhookEndpointSecretResponse = WebhookEndpointWithSecret;
 export type ListEventsParams = Record<string, never>;
 export type ListEventsQuery = {
   limit?: number;
-  /** An event id: the page starts after it. */
+  /** An event id: the page starts after it. An id that is not one of your events in this environment is a 400 `unknown_cursor`. */
   starting_after?: string;
   /** An event type (`payment.succeeded`) or a group (`payment.*`). */
   type?: string;
@@ -1032,7 +1036,7 @@ export type RefundPaymentParams = {
 };
 export type RefundPaymentQuery = Record<string, never>;
 export type RefundPaymentBody = {
-  /** What to refund, in major units as a JSON number (parsed exactly like the create amount). Absent: everything of the payment that is still refundable. */
+  /** What to refund, in major units as a JSON number, parsed exactly like the create amount: at most the currency’s minor-unit digits (`amount_too_precise`) and 15 significant digits in minor units (`amount_too_large`). Absent: everything of the payment that is still refundable. */
   amount?: number;
   /** Why the money goes back (stored and shown). */
   reason?: 'requested_by_customer' | 'duplicate' | 'fraudulent' | null;
@@ -1087,17 +1091,19 @@ export type CancelPaymentResponse = Payment;
 export type CreateCheckoutParams = Record<string, never>;
 export type CreateCheckoutQuery = Record<string, never>;
 export type CreateCheckoutBody = {
-  /** Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND. */
+  /** Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND (more digits is `amount_too_precise`). At most 15 significant digits in minor units: 999999999999999 VND, 9999999999999.99 IDR (more is `amount_too_large`). */
   amount: number;
-  /** ISO 4217 code in upper case. */
+  /** An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`). */
   currency: string;
   /** Your reference for the payment (printable ASCII, no leading or trailing space). Unique among your live (processing, pending, succeeded) payments. */
   reference_no: string;
+  /** Free text, without the NUL character (`invalid_character`). */
   description?: string | null;
+  /** The payer's e-mail address; its domain must contain a dot (`user@example.com`, not `user@localhost`). */
   email?: string | null;
-  /** Up to 50 string values under keys of letters, digits and _ . : - (at most 40 characters). */
+  /** Up to 50 string values (at most 500 characters, without the NUL character: `invalid_character`) under keys of 1-40 letters, digits and _ . : - (another key is `invalid_metadata_key`). */
   metadata?: Record<string, string> | null;
-  /** Receives this payment's events, signed with the merchant callback secret. https in production. */
+  /** Receives this payment's events, signed with the merchant callback secret. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses only (`private_address`). */
   callback_url?: string | null;
   /** The channels the payer may choose among, in this order. Absent: every channel that can serve the amount. */
   channels?: ('bank' | 'ewallet' | 'counter')[] | null;
@@ -1595,6 +1601,7 @@ export type ErrorCode =
   | 'invalid_signature'
   | 'resource_not_found'
   | 'route_not_found'
+  | 'method_not_allowed'
   | 'reference_no_conflict'
   | 'idempotency_request_in_progress'
   | 'checkout_not_open'
@@ -1628,6 +1635,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   invalid_signature: 401,
   resource_not_found: 404,
   route_not_found: 404,
+  method_not_allowed: 405,
   reference_no_conflict: 409,
   idempotency_request_in_progress: 409,
   checkout_not_open: 409,

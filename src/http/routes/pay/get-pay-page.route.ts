@@ -6,6 +6,12 @@ import { payerState } from '../../../modules/payments/payer-status.ts';
 import { PAY_PAGE_HEADERS, renderNotFoundPage, renderPayPage } from '../../pages/pay-page.ts';
 import { qrSvg } from '../../pages/qr-svg.ts';
 import type { RouteDeps } from '../../route-deps.ts';
+import { errorResponses } from '../../schemas/error.schema.ts';
+
+const htmlResponse = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: Type.String({ description }) } },
+});
 
 function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).headers(PAY_PAGE_HEADERS).send(body);
@@ -28,11 +34,14 @@ export function registerPayPage(app: FastifyInstance, deps: RouteDeps): void {
         description:
           'Server-rendered HTML for the payer: amount, instructions for the channel (virtual account, e-wallet QR code and links, counter payment code and outlets), expiry countdown and live status. Works without JavaScript. No API key: the payment id is the capability. Link payers to the payment’s `pay_url`.',
         security: [],
-        produces: ['text/html'],
         params: Type.Object({ id: Type.String({ description: '`pay_…`' }) }),
+        // The page is HTML, per status; refusals before the page is looked up (a malformed path,
+        // rate limit, shutdown) are the JSON error body, so `produces` (which would label every
+        // status text/html) is not used.
         response: {
-          200: Type.String({ description: 'The page (text/html).' }),
-          404: Type.String({ description: 'Unknown payment (text/html).' }),
+          200: htmlResponse('The page (text/html).'),
+          404: htmlResponse('Unknown payment (text/html).'),
+          ...errorResponses,
         },
       },
     },
