@@ -56,7 +56,7 @@ const summary = {
   processes_reporting: counts.length,
   validated: counts.reduce((n, c) => n + c.validated, 0),
   undocumented: counts.reduce((n, c) => n + c.undocumented, 0),
-  operations: Object.keys(byOperation).filter((op) => !op.includes(' ')).length,
+  operations: Object.keys(byOperation).filter((op) => !op.startsWith('(no operation)')).length,
   by_operation: Object.fromEntries(Object.entries(byOperation).sort()),
 };
 writeFileSync(join('test-output', `contract-${store}.json`), `${JSON.stringify(summary, null, 2)}\n`);

@@ -17,7 +17,7 @@ export const IdempotencyKeyHeadersSchema = Type.Object({
       maxLength: 255,
       pattern: KEY_PATTERN.source,
       description:
-        '1-255 printable ASCII characters, no leading or trailing space (else 400 `invalid_idempotency_key`); see docs/idempotency.md.',
+        '1-255 printable ASCII characters, no leading or trailing space (else 400 `invalid_idempotency_key`); see docs/idempotency.md. The same key with another body is 422 `idempotency_key_reused`; while its first request runs, 409 `idempotency_request_in_progress`.',
     }),
   ),
 });

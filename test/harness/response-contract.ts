@@ -123,24 +123,29 @@ export class ResponseContract {
     } catch {
       // A malformed escape matches no operation: it must be a refusal in the error structure.
     }
-    for (const t of this.templates) {
-      if (t.regex.test(path) || t.regex.test(decodedPath)) {
-        pathItem = this.doc.paths[t.template];
-        template = t.template;
-        break;
-      }
-    }
     const method = exchange.method.toLowerCase();
     const lookup = method === 'head' ? 'get' : method;
+    // The first matching path that has this method (GET /payment/create is getPayment with id
+    // "create"), else the first matching path (its other methods make the answer a 405).
+    const matching = this.templates.filter((t) => t.regex.test(path) || t.regex.test(decodedPath));
+    const chosen = matching.find((t) => this.doc.paths[t.template]?.[lookup] !== undefined) ?? matching[0];
+    if (chosen !== undefined) {
+      pathItem = this.doc.paths[chosen.template];
+      template = chosen.template;
+    }
     const operation = pathItem?.[lookup];
     const key = `${lookup} ${template ?? '(no path)'}`;
-    this.counts.byOperation[operation?.operationId ?? key] = (this.counts.byOperation[operation?.operationId ?? key] ?? 0) + 1;
+    // Documented operations by operationId (else method and path); answers to no operation apart.
+    const counted = operation === undefined ? `(no operation) ${key}` : (operation.operationId ?? key);
+    this.counts.byOperation[counted] = (this.counts.byOperation[counted] ?? 0) + 1;
 
     if (operation === undefined || pathItem === undefined || template === undefined) {
       // No such operation: only a refusal in the error structure is documented (docs/errors.md).
       if (exchange.status < 400 || exchange.status >= 500) problems.push('an answer to no documented operation must be a 4xx');
       if (pathItem !== undefined && exchange.status === 405) {
-        const documented = METHODS.filter((m) => pathItem[m] !== undefined).map((m) => m.toUpperCase());
+        const documented = METHODS.filter((m) => matching.some((t) => this.doc.paths[t.template]?.[m] !== undefined)).map((m) =>
+          m.toUpperCase(),
+        );
         if (documented.includes('GET')) documented.push('HEAD');
         const allow = (header(exchange.headers, 'allow') ?? '').split(',').map((m) => m.trim());
         for (const m of documented) if (!allow.includes(m)) problems.push(`405 without ${m} in Allow (${allow.join(', ')})`);

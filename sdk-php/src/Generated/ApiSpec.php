@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '7d5e2b3e9b64642d505738bd45a80442a747fa036453bea74c506a9b3c4056b1';
+    public const OPENAPI_SHA256 = '1f7d8ce4ba117710ca4101139a7e1659760664b0f815d3e4f6065310304776b0';
 }

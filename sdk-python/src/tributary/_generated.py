@@ -77,7 +77,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "7d5e2b3e9b64642d505738bd45a80442a747fa036453bea74c506a9b3c4056b1"
+OPENAPI_SHA256: Final = "1f7d8ce4ba117710ca4101139a7e1659760664b0f815d3e4f6065310304776b0"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -994,9 +994,11 @@ class ListPaymentsQuery(TypedDict):
 
 class ListPaymentMethodsQuery(TypedDict):
     #: Only methods that accept this amount (major units, at most the currency’s minor-unit digits,
-    #: e.g. `150000.00`). Requires `currency`.
+    #: e.g. `150000.00`). Requires `currency` (without it, `required`); `amount_too_precise`,
+    #: `amount_too_large`, `amount_not_positive` and `amount_not_a_number` as for create.
     amount: NotRequired[Decimal | int]
-    #: Only methods that accept this ISO 4217 currency; shows its bounds only.
+    #: Only methods that accept this ISO 4217 currency (`unknown_currency` if it is none); shows its
+    #: bounds only.
     currency: NotRequired[str]
 
 
@@ -1118,7 +1120,8 @@ class RotateCallbackSecretBody(TypedDict):
 class ListSettlementsQuery(TypedDict):
     #: Page size, 1-100 (default 10).
     limit: NotRequired[int]
-    #: A settlement id (`next_cursor` of the previous page): the page starts right after it.
+    #: A settlement id (`next_cursor` of the previous page): the page starts right after it. An id
+    #: that is not one of your settlements in this environment is a 400 `unknown_cursor`.
     starting_after: NotRequired[str]
     #: Only batches of this connector.
     connector: NotRequired[str]
@@ -1140,7 +1143,8 @@ class ListSettlementExceptionsQuery(TypedDict):
     #: Page size, 1-100 (default 10).
     limit: NotRequired[int]
     #: A settlement exception id (`next_cursor` of the previous page): the page starts right after
-    #: it.
+    #: it. An id that is not one of your settlement exceptions in this environment is a 400
+    #: `unknown_cursor`.
     starting_after: NotRequired[str]
     #: Only open or only resolved exceptions.
     status: NotRequired[ListSettlementExceptionsQueryStatus]
@@ -1154,11 +1158,13 @@ class ListSettlementExceptionsQuery(TypedDict):
 CreateReconciliationBody = TypedDict(
     "CreateReconciliationBody",
     {
-        #: The connector whose settlement report to compare, e.g. `sandbox_bank`.
+        #: The connector whose settlement report to compare, e.g. `sandbox_bank` (another name is
+        #: `unknown_connector`).
         "connector": str,
         #: Start of the window (inclusive), RFC 3339, by the provider settlement time.
         "from": str,
-        #: End of the window (exclusive; at most 31 days after `from`).
+        #: End of the window (exclusive): after `from` (else `not_after_from`) and at most 31 days
+        #: after it (else `window_too_long`).
         "to": str,
     },
 )
@@ -1273,7 +1279,8 @@ ListCheckoutsQueryStatus = Literal["open", "completed", "expired"]
 class ListCheckoutsQuery(TypedDict):
     #: Page size, 1-100 (default 10).
     limit: NotRequired[int]
-    #: A `next_cursor`: the id of the last checkout of the previous page.
+    #: A `next_cursor`: the id of the last checkout of the previous page. An id that is not one of
+    #: your checkouts in this environment is a 400 `unknown_cursor`.
     starting_after: NotRequired[str]
     status: NotRequired[ListCheckoutsQueryStatus]
 
@@ -1303,8 +1310,10 @@ class SimulatePaymentBody(TypedDict):
     #: back. `settled`: the provider settles a succeeded payment now and Tributary ingests its
     #: settlement report at once (the answer names the settlement).
     outcome: SimulatePaymentBodyOutcome
-    #: With `succeeded` only: what the payer pays, in major units, parsed exactly like create. Less
-    #: than the amount is a partial payment (bank only), more an over-payment (bank only).
+    #: With `succeeded` only (with another outcome it is `not_allowed`): what the payer pays, in
+    #: major units, parsed exactly like create (`amount_too_precise`, `amount_too_large`). Less than
+    #: the amount is a partial payment (bank only), more an over-payment (bank only); an amount the
+    #: provider refuses is `amount_not_accepted`.
     amount: NotRequired[Decimal | int]
 
 

@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = '7d5e2b3e9b64642d505738bd45a80442a747fa036453bea74c506a9b3c4056b1';
+export const OPENAPI_SHA256 = '1f7d8ce4ba117710ca4101139a7e1659760664b0f815d3e4f6065310304776b0';
 
 // ---- Objects (components.schemas) ----
 
@@ -638,7 +638,7 @@ export type CheckoutList = {
 /**
  * Create a payment
  *
- * Creates a payment and returns it with the instructions the payer needs. Send an `Idempotency-Key` header so that retries never create a second payment.
+ * Creates a payment and returns it with the instructions the payer needs. Send an `Idempotency-Key` header so that retries never create a second payment. A `reference_no` already used by a live payment is 409 `reference_no_conflict`. When no connector can take it: 422 `currency_not_supported`, `amount_out_of_range` or `channel_unavailable`; when no provider answers, 503 `provider_unavailable` (retry with the same key).
  */
 export type CreatePaymentParams = Record<string, never>;
 export type CreatePaymentQuery = Record<string, never>;
@@ -704,9 +704,9 @@ export type ListPaymentsResponse = PaymentList;
  */
 export type ListPaymentMethodsParams = Record<string, never>;
 export type ListPaymentMethodsQuery = {
-  /** Only methods that accept this amount (major units, at most the currency’s minor-unit digits, e.g. `150000.00`). Requires `currency`. */
+  /** Only methods that accept this amount (major units, at most the currency’s minor-unit digits, e.g. `150000.00`). Requires `currency` (without it, `required`); `amount_too_precise`, `amount_too_large`, `amount_not_positive` and `amount_not_a_number` as for create. */
   amount?: string;
-  /** Only methods that accept this ISO 4217 currency; shows its bounds only. */
+  /** Only methods that accept this ISO 4217 currency (`unknown_currency` if it is none); shows its bounds only. */
   currency?: string;
 };
 export type ListPaymentMethodsBody = undefined;
@@ -858,7 +858,7 @@ export type ListEventDeliveriesResponse = {
 /**
  * Send an event again
  *
- * Schedules new deliveries of the event at once, with a fresh retry schedule: to one endpoint (`endpoint_id`), to the payment’s callback_url (`callback_url: true`), or (empty body) to every enabled endpoint subscribed to its type and the callback_url. The `webhook-id` stays the event id.
+ * Schedules new deliveries of the event at once, with a fresh retry schedule: to one endpoint (`endpoint_id`), to the payment’s callback_url (`callback_url: true`), or (empty body) to every enabled endpoint subscribed to its type and the callback_url. The `webhook-id` stays the event id. `endpoint_id` and `callback_url` together are `invalid_value`; `callback_url: true` for an event whose payment has none is `no_callback_url`; a disabled endpoint is 409 `webhook_endpoint_disabled`.
  */
 export type RedeliverEventParams = {
   /** `evt_…` */
@@ -907,7 +907,7 @@ export type ListSettlementsParams = Record<string, never>;
 export type ListSettlementsQuery = {
   /** Page size, 1-100 (default 10). */
   limit?: number;
-  /** A settlement id (`next_cursor` of the previous page): the page starts right after it. */
+  /** A settlement id (`next_cursor` of the previous page): the page starts right after it. An id that is not one of your settlements in this environment is a 400 `unknown_cursor`. */
   starting_after?: string;
   /** Only batches of this connector. */
   connector?: string;
@@ -935,7 +935,7 @@ export type ListSettlementExceptionsParams = Record<string, never>;
 export type ListSettlementExceptionsQuery = {
   /** Page size, 1-100 (default 10). */
   limit?: number;
-  /** A settlement exception id (`next_cursor` of the previous page): the page starts right after it. */
+  /** A settlement exception id (`next_cursor` of the previous page): the page starts right after it. An id that is not one of your settlement exceptions in this environment is a 400 `unknown_cursor`. */
   starting_after?: string;
   /** Only open or only resolved exceptions. */
   status?: 'open' | 'resolved';
@@ -966,11 +966,11 @@ export type GetSettlementExceptionResponse = SettlementException;
 export type CreateReconciliationParams = Record<string, never>;
 export type CreateReconciliationQuery = Record<string, never>;
 export type CreateReconciliationBody = {
-  /** The connector whose settlement report to compare, e.g. `sandbox_bank`. */
+  /** The connector whose settlement report to compare, e.g. `sandbox_bank` (another name is `unknown_connector`). */
   connector: string;
   /** Start of the window (inclusive), RFC 3339, by the provider settlement time. */
   from: string;
-  /** End of the window (exclusive; at most 31 days after `from`). */
+  /** End of the window (exclusive): after `from` (else `not_after_from`) and at most 31 days after it (else `window_too_long`). */
   to: string;
 };
 export type CreateReconciliationResponse = Reconciliation;
@@ -1086,7 +1086,7 @@ export type CancelPaymentResponse = Payment;
 /**
  * Create a checkout
  *
- * Creates a checkout: the payer chooses how to pay on its hosted page (`url`), or your own UI calls `POST /checkout/{id}/select` with the `client_secret` (shown only in this answer). Send an `Idempotency-Key` header so that retries never create a second checkout.
+ * Creates a checkout: the payer chooses how to pay on its hosted page (`url`), or your own UI calls `POST /checkout/{id}/select` with the `client_secret` (shown only in this answer). Send an `Idempotency-Key` header so that retries never create a second checkout. Refused like `POST /payment/create` when no channel can take the amount: 422 `currency_not_supported`, `amount_out_of_range` or `channel_unavailable`; a `reference_no` of a live payment or open checkout is 409 `reference_no_conflict`.
  */
 export type CreateCheckoutParams = Record<string, never>;
 export type CreateCheckoutQuery = Record<string, never>;
@@ -1132,7 +1132,7 @@ export type ListCheckoutsParams = Record<string, never>;
 export type ListCheckoutsQuery = {
   /** Page size, 1-100 (default 10). */
   limit?: number;
-  /** A `next_cursor`: the id of the last checkout of the previous page. */
+  /** A `next_cursor`: the id of the last checkout of the previous page. An id that is not one of your checkouts in this environment is a 400 `unknown_cursor`. */
   starting_after?: string;
   status?: 'open' | 'completed' | 'expired';
 };
@@ -1153,7 +1153,7 @@ export type ExpireCheckoutResponse = Checkout;
 /**
  * Choose how to pay
  *
- * Creates the payment for the chosen channel (through the same path as `POST /payment/create`: routing, failover, idempotent) after canceling the previous pending one, and answers the checkout with `payment` expanded (its instructions). Authorised by `client_secret` in the body, not by an API key.
+ * Creates the payment for the chosen channel (through the same path as `POST /payment/create`: routing, failover, idempotent) after canceling the previous pending one, and answers the checkout with `payment` expanded (its instructions). Authorised by `client_secret` in the body, not by an API key (a wrong one is 401 `client_secret_invalid`). A completed or expired checkout is 409 `checkout_not_open`, a selection already running 409 `checkout_busy`; a channel the checkout does not offer 422 `channel_not_offered`; the payment’s own refusals are those of `POST /payment/create`.
  */
 export type SelectCheckoutMethodParams = {
   /** `cs_…` */
@@ -1172,7 +1172,7 @@ export type SelectCheckoutMethodResponse = Checkout;
 /**
  * Simulate what the payer or the provider does (sandbox only)
  *
- * Asks the sandbox provider to make it happen. The provider then notifies Tributary with a signed notification, exactly as a real provider does, and the payment changes when that notification is processed (within a moment in the embedded default). Never writes the payment directly. Production keys get 404. See docs/sandbox.md for every outcome and the magic amounts.
+ * Asks the sandbox provider to make it happen. The provider then notifies Tributary with a signed notification, exactly as a real provider does, and the payment changes when that notification is processed (within a moment in the embedded default). Never writes the payment directly. Production keys get 404. An outcome the payment’s state does not allow (failing a succeeded payment, settling an unpaid one) is 409 `payment_state_conflict`. See docs/sandbox.md for every outcome and the magic amounts.
  */
 export type SimulatePaymentParams = {
   /** `pay_…` */
@@ -1182,7 +1182,7 @@ export type SimulatePaymentQuery = Record<string, never>;
 export type SimulatePaymentBody = {
   /** `succeeded`: the payer pays (also after expiry or cancel: a late payment). `failed`, `expired`: the provider ends the charge. `reversed`: the provider takes a succeeded payment back. `settled`: the provider settles a succeeded payment now and Tributary ingests its settlement report at once (the answer names the settlement). */
   outcome: 'succeeded' | 'failed' | 'expired' | 'reversed' | 'settled';
-  /** With `succeeded` only: what the payer pays, in major units, parsed exactly like create. Less than the amount is a partial payment (bank only), more an over-payment (bank only). */
+  /** With `succeeded` only (with another outcome it is `not_allowed`): what the payer pays, in major units, parsed exactly like create (`amount_too_precise`, `amount_too_large`). Less than the amount is a partial payment (bank only), more an over-payment (bank only); an amount the provider refuses is `amount_not_accepted`. */
   amount?: number;
 };
 export type SimulatePaymentResponse = {
