@@ -53,7 +53,7 @@ ${rows.join('\n')}
 | \`invalid_format\` | pattern or format mismatch (currency case, an e-mail whose domain has no dot, \`reference_no\` characters); with \`field: "path"\`, a malformed percent-encoding in the path |
 | \`invalid_value\` | not one of the allowed values (\`channel\`) |
 | \`invalid_metadata_key\` | a metadata key outside 1–40 letters, digits and \`_ . : -\` |
-| \`invalid_character\` | the NUL character (U+0000) in free text (\`description\`, \`metadata\` values) |
+| \`invalid_character\` | the NUL character (U+0000), refused in every string of every body, query string and path parameter (PostgreSQL text cannot hold it) |
 | \`amount_too_precise\` | more fractional digits than the currency's ISO 4217 minor unit |
 | \`amount_too_large\` | above the deployment ceiling (15 significant digits) |
 | \`amount_not_positive\` / \`amount_not_a_number\` | zero, negative or not a decimal number |

@@ -28,9 +28,48 @@ function makeAjv(coerce: boolean) {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
+/** Where the first NUL character (U+0000) is in a value's strings, as a JSON pointer; bounded by the body limit. */
+function nulPath(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = nulPath(item, `${path}/${i}`);
+      if (found !== undefined) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (key.includes('\u0000')) return at;
+      const found = nulPath(item, at);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * No text the API takes may contain the NUL character: PostgreSQL `text` and `jsonb` cannot hold
+ * it, so it would fail in the database as a 500. One rule for every body, query string and path
+ * parameter of every route (docs/errors.md: `invalid_character`), checked after the schema.
+ */
+function refusingNul(validate: ValidateFunction): ValidateFunction {
+  const wrapped = ((data: unknown) => {
+    const valid = validate(data);
+    wrapped.errors = validate.errors ?? null;
+    if (valid !== true) return valid;
+    const at = nulPath(data);
+    if (at === undefined) return true;
+    wrapped.errors = [{ keyword: 'nul', instancePath: at, schemaPath: '#', params: {}, message: 'contains NUL' }];
+    return false;
+  }) as ValidateFunction;
+  wrapped.errors = null;
+  return wrapped;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ValidateFunction;
+  const validate = ajv.compile(schema as object) as ValidateFunction;
+  return httpPart === 'headers' ? validate : refusingNul(validate);
 };
 
 const PART_LABEL: Record<string, string> = { querystring: 'query', params: 'path', headers: 'header' };
@@ -67,6 +106,8 @@ export function issueFromAjv(error: ErrorObject, part: string | undefined): Fiel
     return { field, issue: 'invalid_format', message: `${field} is not an allowed key` };
   }
   switch (error.keyword) {
+    case 'nul':
+      return { field: base, issue: 'invalid_character', message: `${base} must not contain the NUL character (U+0000)` };
     case 'required': {
       const field = join(base, String(p['missingProperty']));
       return { field, issue: 'required', message: `${field} is required` };

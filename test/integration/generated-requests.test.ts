@@ -1,8 +1,21 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { arbitraryOf, resolve, type Schema } from '../harness/schema-arbitrary.ts';
+import {
+  type Doc,
+  type GeneratedRequest,
+  injectOptions,
+  METHODS,
+  type Op,
+  operationsOf,
+  type Pool,
+  requestArbitrary,
+  type Sent,
+  statedText,
+  toSent,
+  unstated,
+} from '../harness/document-requests.ts';
+import { resolve, type Schema } from '../harness/schema-arbitrary.ts';
 import { storeDigest } from '../harness/store-digest.ts';
 import { appForSuite, json, quickStart } from '../harness/test-app.ts';
 
@@ -26,139 +39,6 @@ const RUNS = Number(process.env['CONTRACT_RUNS'] ?? 75);
 console.log(
   `# generated requests: seed ${SEED} (replay with CONTRACT_SEED=${SEED}), ${RUNS} valid and ${RUNS} mutated per operation`,
 );
-
-interface Parameter {
-  name: string;
-  in: 'path' | 'query' | 'header';
-  required?: boolean;
-  description?: string;
-  schema: Schema;
-}
-interface Operation {
-  operationId?: string;
-  description?: string;
-  security?: unknown[];
-  parameters?: Parameter[];
-  requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
-}
-interface Doc {
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
-}
-interface Op {
-  name: string;
-  method: string;
-  path: string;
-  operation: Operation;
-}
-interface GeneratedRequest {
-  params: Record<string, string>;
-  query: Record<string, string>;
-  headers: Record<string, string>;
-  /** undefined: no body. */
-  body?: unknown;
-}
-interface Sent {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  payload?: string;
-}
-
-const METHODS = ['get', 'post', 'delete', 'put', 'patch'];
-
-/** Ids of existing objects by prefix (`pay`, `ref`, …), so generated requests also reach real objects. */
-type Pool = Map<string, string[]>;
-
-function idPrefixOf(parameter: Parameter): string | undefined {
-  return /`([a-z]+)_…`/.exec(parameter.description ?? '')?.[1];
-}
-
-function requestArbitrary(op: Op, doc: Doc, pool: Pool): fc.Arbitrary<GeneratedRequest> {
-  const components = doc.components.schemas;
-  const parts: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const p of op.operation.parameters ?? []) {
-    const generated = arbitraryOf(p.schema, components).map((v) => String(v));
-    let value: fc.Arbitrary<string> = generated;
-    const prefix = p.in === 'path' ? (idPrefixOf(p) ?? (p.name === 'connector' ? 'connector' : undefined)) : undefined;
-    const known = prefix === undefined ? [] : (pool.get(prefix) ?? []);
-    // A path segment is never empty (an empty one is another path).
-    if (p.in === 'path') value = generated.filter((v) => v.length > 0);
-    if (known.length > 0) value = fc.oneof({ arbitrary: fc.constantFrom(...known), weight: 3 }, { arbitrary: value, weight: 1 });
-    parts[`${p.in}:${p.name}`] = p.required === true ? value : fc.option(value, { nil: undefined });
-  }
-  const content = op.operation.requestBody?.content['application/json'];
-  if (content !== undefined) {
-    const body = arbitraryOf(content.schema, components);
-    parts['body'] = op.operation.requestBody?.required === true ? body : fc.option(body, { nil: undefined });
-  }
-  return fc.record(parts).map((values) => {
-    const request: GeneratedRequest = { params: {}, query: {}, headers: {} };
-    for (const [key, value] of Object.entries(values)) {
-      if (value === undefined) continue;
-      if (key === 'body') request.body = value;
-      else {
-        const [where, name] = key.split(':') as [string, string];
-        const target = where === 'path' ? request.params : where === 'query' ? request.query : request.headers;
-        target[name] = value as string;
-      }
-    }
-    return request;
-  });
-}
-
-function toSent(op: Op, request: GeneratedRequest, key: string): Sent {
-  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(request.params[name] ?? ''));
-  const query = new URLSearchParams(request.query).toString();
-  const headers: Record<string, string> = { ...request.headers };
-  if (op.operation.security === undefined) headers['authorization'] = `Bearer ${key}`;
-  const sent: Sent = { method: op.method.toUpperCase(), url: query === '' ? path : `${path}?${query}`, headers };
-  if (request.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    sent.payload = JSON.stringify(request.body);
-  }
-  return sent;
-}
-
-/** The operation's own words in the document: its description and every description inside it. */
-function statedText(op: Op, doc: Doc): string {
-  const seen = new Set<string>();
-  const texts: string[] = [];
-  const walk = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (node !== null && typeof node === 'object') {
-      for (const [k, v] of Object.entries(node)) {
-        if (k === 'description' && typeof v === 'string') texts.push(v);
-        else if (k === '$ref' && typeof v === 'string' && !seen.has(v)) {
-          seen.add(v);
-          walk(resolve({ $ref: v }, doc.components.schemas));
-        } else walk(v);
-      }
-    }
-  };
-  walk({ description: op.operation.description, parameters: op.operation.parameters, requestBody: op.operation.requestBody });
-  return texts.join('\n');
-}
-
-/** Why a valid request's answer is not one the document states (empty: it is). */
-function unstated(op: Op, text: string, res: LightMyRequestResponse): string[] {
-  if (res.statusCode < 400) return [];
-  if (res.statusCode >= 500) return [`a ${res.statusCode} to a valid request`];
-  // A non-JSON refusal is the page's own (the payer page's HTML 404), checked by the harness.
-  if (!String(res.headers['content-type']).startsWith('application/json')) return [];
-  const error = JSON.parse(res.body) as { code: string; details: { field?: string; issue?: string }[] };
-  const named = (code: string) => text.includes(`\`${code}\``);
-  if (error.code === 'invalid_request') {
-    return error.details
-      .filter((d) => d.issue === undefined || !named(d.issue))
-      .map(
-        (d) => `invalid_request ${d.field ?? ''}/${d.issue ?? ''}: the document says the request is valid and names no such rule`,
-      );
-  }
-  const hasId = (op.operation.parameters ?? []).some((p) => p.in === 'path');
-  if (error.code === 'resource_not_found' && hasId) return [];
-  return named(error.code) ? [] : [`${res.statusCode} ${error.code}: not named by ${op.name}`];
-}
 
 /** One change that breaks a rule the document states, applied to a valid request. */
 type Mutation = { name: string; apply(sent: Sent, request: GeneratedRequest): Sent };
@@ -189,13 +69,13 @@ function mutationsOf(op: Op, doc: Doc): Mutation[] {
               : maxLength !== undefined
                 ? 'x'.repeat(maxLength + 1)
                 : undefined;
-      if (bad !== undefined) {
+      for (const value of bad === undefined ? ['a\u0000b'] : [bad, 'a\u0000b']) {
         out.push({
-          name: `query ${p.name} invalid`,
+          name: `query ${p.name} invalid (${JSON.stringify(value)})`,
           apply: (s) => {
             const [path, query = ''] = s.url.split('?') as [string, string?];
             const params = new URLSearchParams(query);
-            params.set(p.name, bad);
+            params.set(p.name, value);
             return { ...s, url: `${path}?${params.toString()}` };
           },
         });
@@ -241,6 +121,12 @@ function mutationsOf(op: Op, doc: Doc): Mutation[] {
         name: `body ${name} wrong type`,
         apply: (s, r) => withBody(s, JSON.stringify({ ...bodyOf(r), [name]: wrong })),
       });
+      if (types.includes('string')) {
+        out.push({
+          name: `body ${name} with NUL`,
+          apply: (s, r) => withBody(s, JSON.stringify({ ...bodyOf(r), [name]: 'a\u0000b' })),
+        });
+      }
       const maxLength = prop['maxLength'] as number | undefined;
       if (maxLength !== undefined) {
         out.push({
@@ -261,15 +147,6 @@ function mutationsOf(op: Op, doc: Doc): Mutation[] {
     }
   }
   return out;
-}
-
-function inject(sent: Sent): InjectOptions {
-  return {
-    method: sent.method as NonNullable<InjectOptions['method']>,
-    url: sent.url,
-    headers: sent.headers,
-    ...(sent.payload === undefined ? {} : { payload: sent.payload }),
-  };
 }
 
 describe('generated requests from /openapi.json (fast-check)', () => {
@@ -297,11 +174,7 @@ describe('generated requests from /openapi.json (fast-check)', () => {
   before(async () => {
     const t = ctx.t;
     doc = json(await t.call('GET', '/openapi.json', { key: null })) as unknown as Doc;
-    ops = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.entries(item)
-        .filter(([method]) => METHODS.includes(method))
-        .map(([method, operation]) => ({ name: operation.operationId ?? `${method} ${path}`, method, path, operation })),
-    );
+    ops = operationsOf(doc);
     // Objects for the generated requests to find: a paid payment with a refund, a pending one,
     // a webhook endpoint, a checkout (their events come with them).
     const paid = await t.paidBankPayment();
@@ -330,7 +203,7 @@ describe('generated requests from /openapi.json (fast-check)', () => {
       await fc.assert(
         fc.asyncProperty(requestArbitrary(op, doc, pool), async (request) => {
           const sent = toSent(op, request, ctx.t.a.sandboxKey);
-          const res = await ctx.t.app.inject(inject(sent));
+          const res = await ctx.t.app.inject(injectOptions(sent));
           counts.valid += 1;
           if (res.statusCode < 400) counts.accepted += 1;
           for (const reason of unstated(op, text, res)) {
@@ -355,7 +228,7 @@ describe('generated requests from /openapi.json (fast-check)', () => {
       await fc.assert(
         fc.asyncProperty(requestArbitrary(op, doc, pool), fc.constantFrom(...mutations), async (request, mutation) => {
           const sent = mutation.apply(toSent(op, request, ctx.t.a.sandboxKey), request);
-          const res = await ctx.t.app.inject(inject(sent));
+          const res = await ctx.t.app.inject(injectOptions(sent));
           counts.mutated += 1;
           if (res.statusCode < 400 || res.statusCode >= 500) {
             const kind = `${op.name} (${mutation.name}) → ${res.statusCode}`;

@@ -113,6 +113,27 @@ describe('the published contract (issue 25)', () => {
     });
   });
 
+  test('the NUL character anywhere (query, path, any body field) is 400 invalid_character, never a 500', async () => {
+    // Found by the reliability fuzz and a probe after it: PostgreSQL text cannot hold U+0000.
+    for (const url of [
+      '/payment?reference_no=a%00b',
+      '/settlement?connector=a%00',
+      '/settlement_exception?connector=a%00',
+      '/event?object_id=a%00',
+    ]) {
+      const body = assertErrorStructure(await ctx.t.call('GET', url), 400, 'invalid_request');
+      assert.equal((body['details'] as { issue: string }[])[0]?.issue, 'invalid_character', url);
+    }
+    const endpoint = await ctx.t.call('POST', '/webhook_endpoint/create', {
+      body: { url: 'https://example.com/hooks', description: 'a\u0000b' },
+    });
+    const body = assertErrorStructure(endpoint, 400, 'invalid_request');
+    assert.deepEqual(
+      (body['details'] as { field: string; issue: string }[]).map((d) => [d.field, d.issue]),
+      [['description', 'invalid_character']],
+    );
+  });
+
   test('GET /event with an unknown starting_after answers unknown_cursor, like every other list', async () => {
     for (const cursor of ['evt_01M7YRRT80TD1KF0H863HPQAAG', 'pay_01M7YRRT80TD1KF0H863HPQAAG', 'nonsense']) {
       const res = await ctx.t.call('GET', `/event?starting_after=${cursor}`);
