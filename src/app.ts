@@ -17,6 +17,7 @@ import { type AppDeps, composeModules } from './composition.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { registerApiRoutes, registerOperationsRoutes } from './http/routes/index.ts';
 import { trackDocumentConventions } from './http/openapi-conventions.ts';
+import { addOperationLinks } from './http/openapi-links.ts';
 import { addSharedSchemas } from './http/schemas/index.ts';
 
 export type { AppDeps } from './composition.ts';
@@ -96,7 +97,7 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
     // OpenAPI 3.1 `webhooks`: one entry per event type, generated from the event catalogue.
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
-      const doc = conventions.apply(documentObject.openapiObject);
+      const doc = addOperationLinks(conventions.apply(documentObject.openapiObject));
       return { ...doc, webhooks: openapiWebhooks((doc.components?.schemas ?? {}) as Record<string, unknown>) } as typeof doc;
     },
     refResolver: {

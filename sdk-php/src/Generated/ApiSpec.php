@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '1f7d8ce4ba117710ca4101139a7e1659760664b0f815d3e4f6065310304776b0';
+    public const OPENAPI_SHA256 = 'cfc718bad5a8b00e03583539353c632484c5a141ea11128b308523081939f2b3';
 }

@@ -77,7 +77,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "1f7d8ce4ba117710ca4101139a7e1659760664b0f815d3e4f6065310304776b0"
+OPENAPI_SHA256: Final = "cfc718bad5a8b00e03583539353c632484c5a141ea11128b308523081939f2b3"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 

@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = '1f7d8ce4ba117710ca4101139a7e1659760664b0f815d3e4f6065310304776b0';
+export const OPENAPI_SHA256 = 'cfc718bad5a8b00e03583539353c632484c5a141ea11128b308523081939f2b3';
 
 // ---- Objects (components.schemas) ----
 
@@ -714,7 +714,7 @@ export type ListPaymentMethodsResponse = PaymentMethodList;
 /**
  * Register a webhook endpoint
  *
- * Registers a URL that receives signed events (Standard Webhooks). The answer carries the signing secret `whsec_…` — the only time it is shown.
+ * Registers a URL that receives signed events (Standard Webhooks). The answer carries the signing secret `whsec_…` — the only time it is shown. At most 20 endpoints per merchant and environment (else 422 `webhook_endpoint_limit_reached`).
  */
 export type CreateWebhookEndpointParams = Record<string, never>;
 export type CreateWebhookEndpointQuery = Record<string, never>;
@@ -1153,7 +1153,7 @@ export type ExpireCheckoutResponse = Checkout;
 /**
  * Choose how to pay
  *
- * Creates the payment for the chosen channel (through the same path as `POST /payment/create`: routing, failover, idempotent) after canceling the previous pending one, and answers the checkout with `payment` expanded (its instructions). Authorised by `client_secret` in the body, not by an API key (a wrong one is 401 `client_secret_invalid`). A completed or expired checkout is 409 `checkout_not_open`, a selection already running 409 `checkout_busy`; a channel the checkout does not offer 422 `channel_not_offered`; the payment’s own refusals are those of `POST /payment/create`.
+ * Creates the payment for the chosen channel (through the same path as `POST /payment/create`: routing, failover, idempotent) after canceling the previous pending one, and answers the checkout with `payment` expanded (its instructions). Authorised by `client_secret` in the body, not by an API key (a wrong one is 401 `client_secret_invalid`). A completed or expired checkout is 409 `checkout_not_open`, a selection already running 409 `checkout_busy`; a channel the checkout does not offer 422 `channel_not_offered`; the payment’s own refusals are those of `POST /payment/create` (409 `reference_no_conflict` when a live payment took the checkout’s `reference_no`; 422 `currency_not_supported`, `amount_out_of_range`, `channel_unavailable`; 503 `provider_unavailable`).
  */
 export type SelectCheckoutMethodParams = {
   /** `cs_…` */
