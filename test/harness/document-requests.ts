@@ -62,8 +62,9 @@ export function requestArbitrary(op: Op, doc: Doc, pool: Pool): fc.Arbitrary<Gen
     let value: fc.Arbitrary<string> = generated;
     const prefix = p.in === 'path' ? (idPrefixOf(p) ?? (p.name === 'connector' ? 'connector' : undefined)) : undefined;
     const known = prefix === undefined ? [] : (pool.get(prefix) ?? []);
-    // A path segment is never empty (an empty one is another path).
-    if (p.in === 'path') value = generated.filter((v) => v.length > 0);
+    // A path segment is never empty (an empty one is another path), nor `.` or `..`: every client
+    // removes those dot-segments (RFC 3986 §5.2.4), so no request can carry them as a value.
+    if (p.in === 'path') value = generated.filter((v) => v.length > 0 && v !== '.' && v !== '..');
     if (known.length > 0) value = fc.oneof({ arbitrary: fc.constantFrom(...known), weight: 3 }, { arbitrary: value, weight: 1 });
     parts[`${p.in}:${p.name}`] = p.required === true ? value : fc.option(value, { nil: undefined });
   }

@@ -1,19 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { loadOpenApiText } from '../../../scripts/gen-sdk-types.ts';
-import { type ContractDocument, contractFor, type Exchange, type ResponseContract } from '../../harness/response-contract.ts';
-
-/**
- * The published contract for answers of real server processes (test/harness/response-contract.ts):
- * the document is the one the code serves, built once per test process.
- */
-let contract: Promise<ResponseContract> | undefined;
-function publishedContract(): Promise<ResponseContract> {
-  contract ??= loadOpenApiText().then((text) => {
-    const doc = JSON.parse(text) as ContractDocument;
-    return contractFor(() => doc);
-  });
-  return contract;
-}
+import { publishedContract } from '../../harness/checked-fetch.ts';
+import type { Exchange } from '../../harness/response-contract.ts';
 
 /**
  * A plain HTTP client for the reliability suite: every call has a timeout, and a network failure
