@@ -39,8 +39,13 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 interface MediaType {
   schema?: unknown;
 }
+interface HeaderObject {
+  required?: boolean;
+  schema?: unknown;
+}
 interface ResponseObject {
   content?: Record<string, MediaType>;
+  headers?: Record<string, HeaderObject>;
 }
 interface OperationObject {
   operationId?: string;
@@ -162,6 +167,17 @@ export class ResponseContract {
       return problems;
     }
     const response = operation.responses[statusKey] ?? {};
+    // The headers the document declares for this answer: required ones present, each valid.
+    for (const [name, declared] of Object.entries(response.headers ?? {})) {
+      const value = header(exchange.headers, name.toLowerCase());
+      if (value === undefined) {
+        if (declared.required === true) problems.push(`the declared header ${name} is missing`);
+        continue;
+      }
+      const pointer = ['paths', template, lookup, 'responses', statusKey, 'headers', name, 'schema'];
+      const validate = this.validator(`openapi.json#/${pointer.map(pointerSegment).join('/')}`);
+      if (validate(value) !== true) problems.push(`the header ${name}: ${value} does not match the document`);
+    }
     const content = response.content ?? {};
     const mediaTypes = Object.keys(content);
     const contentType = (header(exchange.headers, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';

@@ -168,6 +168,23 @@ describe('the published contract (issue 25)', () => {
     assert.equal(doc.paths['/payment/create']?.['post']?.security, undefined);
   });
 
+  test('every response of every operation declares the Request-Id header it carries', async () => {
+    const doc = (await documentOf(ctx.t)) as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, { required?: boolean }> }> }>>;
+    };
+    let responses = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          responses += 1;
+          assert.equal(response.headers?.['Request-Id']?.required, true, `${method} ${path} ${status}`);
+          if (/^[45]/.test(status)) assert.ok(response.headers?.['Retry-After'], `${method} ${path} ${status}`);
+        }
+      }
+    }
+    assert.ok(responses > 100, `${responses} responses`);
+  });
+
   test('optional bodies are optional in the document, and no body is accepted as {}', async () => {
     const doc = await documentOf(ctx.t);
     const optional = [

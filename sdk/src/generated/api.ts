@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = 'cfc718bad5a8b00e03583539353c632484c5a141ea11128b308523081939f2b3';
+export const OPENAPI_SHA256 = '9ef1d0c2a00d765c3303504e284077c4986e72ba10f4fda48d9da5a3c5f7eaa3';
 
 // ---- Objects (components.schemas) ----
 

@@ -79,7 +79,7 @@ export async function call(
     };
   }
   // Outside the try: an undocumented answer fails the test, it is not a network failure.
-  const problems = (await publishedContract()).check(received);
+  const problems = (await publishedContract(baseUrl)).check(received);
   if (problems.length > 0) throw new Error(`an answer the OpenAPI document does not describe:\n${problems.join('\n')}`);
   return answer;
 }
