@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '601ccd8776a0d9683f810e026ba8d0c9eeb5477960ca3725fb0b82d0aac2b94e';
+    public const OPENAPI_SHA256 = 'e8d30ca208182fadc41b5ef9b2319e5c56eaf295e1fedc055ff8d4a59ac63b8e';
 }
