@@ -125,6 +125,10 @@ export function statedText(op: Op, doc: Doc): string {
 export function unstated(op: Op, text: string, res: LightMyRequestResponse): string[] {
   if (res.statusCode < 400) return [];
   if (res.statusCode >= 500) return [`a ${res.statusCode} to a valid request`];
+  // A required body the generator cannot write (a payer page's form, not JSON) was not sent: the
+  // request was not valid, and its refusal is the mutated suite's business.
+  const requestBody = op.operation.requestBody;
+  if (requestBody?.required === true && requestBody.content['application/json'] === undefined) return [];
   // A non-JSON refusal is the page's own (the payer page's HTML 404), checked by the harness.
   if (!String(res.headers['content-type']).startsWith('application/json')) return [];
   const error = JSON.parse(res.body) as { code: string; details: { field?: string; issue?: string }[] };

@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = 'e8d30ca208182fadc41b5ef9b2319e5c56eaf295e1fedc055ff8d4a59ac63b8e';
+    public const OPENAPI_SHA256 = '25fff1ad2ccda261b6fa0a96334ef18c7fea11d322b85c550e3812194ad3dd62';
 }

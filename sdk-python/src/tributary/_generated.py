@@ -81,7 +81,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "e8d30ca208182fadc41b5ef9b2319e5c56eaf295e1fedc055ff8d4a59ac63b8e"
+OPENAPI_SHA256: Final = "25fff1ad2ccda261b6fa0a96334ef18c7fea11d322b85c550e3812194ad3dd62"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -1421,7 +1421,8 @@ class CreatePaymentLinkBody(TypedDict):
 class ListPaymentLinksQuery(TypedDict):
     #: Page size, 1-100 (default 10).
     limit: NotRequired[int]
-    #: A `next_cursor`: the id of the last payment link of the previous page.
+    #: A `next_cursor`: the id of the last payment link of the previous page. An id that is not one
+    #: of your payment links in this environment is a 400 `unknown_cursor`.
     starting_after: NotRequired[str]
 
 

@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = 'e8d30ca208182fadc41b5ef9b2319e5c56eaf295e1fedc055ff8d4a59ac63b8e';
+export const OPENAPI_SHA256 = '25fff1ad2ccda261b6fa0a96334ef18c7fea11d322b85c550e3812194ad3dd62';
 
 // ---- Objects (components.schemas) ----
 
@@ -1247,7 +1247,7 @@ export type SelectCheckoutMethodResponse = Checkout;
 /**
  * Create a payment link
  *
- * Creates a reusable payment link (`url`): a fixed `amount`, or `amount_min` and `amount_max` between which the payer enters the amount; optionally at most `max_uses` payments and an `expires_at`. Each visit (the payer pressing Pay, `POST /payment_link/{id}/checkout`) creates a checkout. Send an `Idempotency-Key` header so that retries never create a second link.
+ * Creates a reusable payment link (`url`): a fixed `amount`, or `amount_min` and `amount_max` between which the payer enters the amount; optionally at most `max_uses` payments and an `expires_at`. Each visit (the payer pressing Pay, `POST /payment_link/{id}/checkout`) creates a checkout. Send an `Idempotency-Key` header so that retries never create a second link. Rules the schema cannot state, with their issues: exactly one of `amount` or both `amount_min` and `amount_max` (`exclusive_fields`; a missing one is `required`), `amount_min` ≤ `amount_max` (`bounds_inverted`), amounts with at most the currency’s minor-unit digits (`amount_too_precise`) in an active currency (`unknown_currency`), `expires_at` in the future (`not_in_future`), payer URLs http(s) (`invalid_url`); the amount (or both bounds) must be one the link’s channels can serve: otherwise 422 `channel_unavailable` or `amount_out_of_range`.
  */
 export type CreatePaymentLinkParams = Record<string, never>;
 export type CreatePaymentLinkQuery = Record<string, never>;
@@ -1297,7 +1297,7 @@ export type ListPaymentLinksParams = Record<string, never>;
 export type ListPaymentLinksQuery = {
   /** Page size, 1-100 (default 10). */
   limit?: number;
-  /** A `next_cursor`: the id of the last payment link of the previous page. */
+  /** A `next_cursor`: the id of the last payment link of the previous page. An id that is not one of your payment links in this environment is a 400 `unknown_cursor`. */
   starting_after?: string;
 };
 export type ListPaymentLinksBody = undefined;
