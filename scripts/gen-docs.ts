@@ -30,7 +30,8 @@ Every error response has this body, whatever the route and whatever went wrong:
   stable snake_case code (see the table of field issues below). Other details name the object concerned
   (for example the live payment of a \`reference_no_conflict\`).
 - \`request_id\` is also sent as the \`Request-Id\` header; quote it when asking for support.
-- 429 and 503 answers carry \`Retry-After\` (seconds). 401 answers carry \`WWW-Authenticate: Bearer\`.
+- 429 and 503 answers carry \`Retry-After\` (seconds). \`unauthorized\` answers carry \`WWW-Authenticate: Bearer\`;
+  \`method_not_allowed\` (405) answers carry \`Allow\`, the methods the path has.
 - No body ever contains a stack trace, SQL or a driver message.
 
 ## Codes and HTTP statuses
@@ -46,13 +47,13 @@ ${rows.join('\n')}
 | \`required\` | the field is missing |
 | \`unknown_field\` | the field is not part of the request (requests are strict) |
 | \`invalid_type\` | wrong JSON type (for example \`amount\` sent as a string) |
-| \`too_short\` / \`too_long\` | string length outside the limits |
+| \`too_short\` / \`too_long\` | string length or list size outside the limits (\`enabled_events\` needs at least one entry); \`too_long\` with \`field: "path"\` is a path segment longer than any id |
 | \`too_small\` / \`too_large\` | number outside the limits (\`amount\` must be greater than 0) |
 | \`too_many_entries\` | an object with too many keys (\`metadata\`) |
-| \`invalid_format\` | pattern or format mismatch (currency case, e-mail, \`reference_no\` characters) |
+| \`invalid_format\` | pattern or format mismatch (currency case, an e-mail whose domain has no dot, \`reference_no\` characters); with \`field: "path"\`, a malformed percent-encoding in the path |
 | \`invalid_value\` | not one of the allowed values (\`channel\`) |
 | \`invalid_metadata_key\` | a metadata key outside 1–40 letters, digits and \`_ . : -\` |
-| \`invalid_character\` | the NUL character (U+0000) in free text (\`description\`, \`metadata\` values) |
+| \`invalid_character\` | the NUL character (U+0000), refused in every string of every body, query string and path parameter (PostgreSQL text cannot hold it) |
 | \`amount_too_precise\` | more fractional digits than the currency's ISO 4217 minor unit |
 | \`amount_too_large\` | above the deployment ceiling (15 significant digits) |
 | \`amount_not_positive\` / \`amount_not_a_number\` | zero, negative or not a decimal number |
@@ -67,6 +68,23 @@ ${rows.join('\n')}
 | \`unknown_event_type\` | \`enabled_events\` names a type that does not exist (docs/webhook-events.md) |
 | \`no_callback_url\` | redelivery to the callback URL of an event whose payment has none |
 | \`forbidden_key\` | the body is valid JSON but has a \`__proto__\` key, or a \`constructor\` key holding \`prototype\` (prototype poisoning): refused wherever it is; \`field\` is its path |
+
+## Rules the OpenAPI document cannot state as a schema
+
+\`GET /openapi.json\` states every request rule it can as JSON Schema (lengths, patterns, formats, bounds: a
+request that breaks one of them gets the issue of the table above). These rules depend on data or on
+tables the schema does not carry; each is also said in the description of the field or operation it
+concerns, with its issue code:
+
+| rule | issue |
+|---|---|
+| \`currency\` is an active ISO 4217 code (the schema says \`^[A-Z]{3}\$\`) | \`unknown_currency\` |
+| an amount has at most the currency's minor-unit digits | \`amount_too_precise\` |
+| an amount has at most 15 significant digits in minor units (the schema's \`maximum\` is the zero-decimal ceiling) | \`amount_too_large\` |
+| callback and webhook URLs: http(s), https in production, no credentials, default ports, public addresses | \`unsupported_scheme\`, \`https_required\`, \`credentials_in_url\`, \`port_not_allowed\`, \`private_address\` |
+| \`enabled_events\` names existing types, and \`"*"\` only alone | \`unknown_event_type\`, \`invalid_value\` |
+| \`starting_after\` is one of your objects in this environment | \`unknown_cursor\` |
+| an \`Idempotency-Key\` (pattern in the document) is not reused with another body | 422 \`idempotency_key_reused\` |
 `;
 }
 

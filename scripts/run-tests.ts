@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -7,6 +7,10 @@ import { join } from 'node:path';
  * test/integration and test/sdk) with
  * node:test. Node 20's runner does not expand globs, so the files are listed here.
  * TEST_STORE=postgres runs the store-backed tests on PostgreSQL instead of the embedded store.
+ *
+ * Every answer a test receives from the server is checked against /openapi.json
+ * (test/harness/response-contract.ts); each test process writes its counts to this run's
+ * directory, and the sum is printed at the end and kept in test-output/contract-<store>.json.
  */
 function find(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -26,9 +30,38 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+const store = process.env['TEST_STORE'] ?? 'embedded';
+const countsDir = join('test-output', 'contract', `run-${process.pid}`);
+rmSync(countsDir, { recursive: true, force: true });
+mkdirSync(countsDir, { recursive: true });
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...flags, ...files],
-  { stdio: 'inherit' },
+  { stdio: 'inherit', env: { ...process.env, CONTRACT_COUNTS_DIR: countsDir } },
 );
-process.exit(result.status ?? 1);
+
+interface Counts {
+  file: string;
+  validated: number;
+  undocumented: number;
+  byOperation: Record<string, number>;
+}
+const counts = readdirSync(countsDir).map((name) => JSON.parse(readFileSync(join(countsDir, name), 'utf8')) as Counts);
+rmSync(countsDir, { recursive: true, force: true });
+const byOperation: Record<string, number> = {};
+for (const c of counts) for (const [op, n] of Object.entries(c.byOperation)) byOperation[op] = (byOperation[op] ?? 0) + n;
+const summary = {
+  store,
+  files: files.length,
+  processes_reporting: counts.length,
+  validated: counts.reduce((n, c) => n + c.validated, 0),
+  undocumented: counts.reduce((n, c) => n + c.undocumented, 0),
+  operations: Object.keys(byOperation).filter((op) => !op.startsWith('(no operation)')).length,
+  by_operation: Object.fromEntries(Object.entries(byOperation).sort()),
+};
+writeFileSync(join('test-output', `contract-${store}.json`), `${JSON.stringify(summary, null, 2)}\n`);
+console.log(
+  `\n# contract (${store}): ${summary.validated} answers validated against /openapi.json, ${summary.undocumented} undocumented, ` +
+    `${summary.operations} operations exercised (test-output/contract-${store}.json)`,
+);
+process.exit(summary.undocumented > 0 ? 1 : (result.status ?? 1));

@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { registerAuth } from './http/plugins/auth.ts';
-import { registerErrorHandling } from './http/plugins/errors.ts';
+import { frameworkErrors, registerErrorHandling } from './http/plugins/errors.ts';
 import { registerDrain } from './http/plugins/drain.ts';
 import { registerJsonBody } from './http/plugins/json-body.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
@@ -17,6 +17,8 @@ import { SANDBOX_PROVIDERS_PREFIX } from './sandbox/sandbox-providers.ts';
 import { type AppDeps, composeModules } from './composition.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { registerApiRoutes, registerOperationsRoutes } from './http/routes/index.ts';
+import { trackDocumentConventions } from './http/openapi-conventions.ts';
+import { addOperationLinks } from './http/openapi-links.ts';
 import { addSharedSchemas } from './http/schemas/index.ts';
 
 export type { AppDeps } from './composition.ts';
@@ -37,6 +39,8 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     ajv: { customOptions: { strict: false } },
+    // The router's own refusals (a too-long path parameter, a malformed escape) in our error body.
+    frameworkErrors,
   });
   // First of all hooks, so that everything after it runs inside the request's span (tracing on only).
   registerTracing(app);
@@ -70,6 +74,7 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
   });
 
   registerErrorHandling(app, deps.bodyLimitBytes);
+  const conventions = trackDocumentConventions(app);
   registerJsonBody(app, deps.bodyLimitBytes);
   registerAuth(app, deps.authenticator);
   if (deps.rateLimiter !== undefined) registerRateLimit(app, deps.rateLimiter);
@@ -102,7 +107,7 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
     // OpenAPI 3.1 `webhooks`: one entry per event type, generated from the event catalogue.
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
-      const doc = documentObject.openapiObject;
+      const doc = addOperationLinks(conventions.apply(documentObject.openapiObject));
       return { ...doc, webhooks: openapiWebhooks((doc.components?.schemas ?? {}) as Record<string, unknown>) } as typeof doc;
     },
     refResolver: {

@@ -27,6 +27,7 @@ BY_STATUS = {
     400: InvalidRequestError,
     401: AuthenticationError,
     404: NotFoundError,
+    405: InvalidRequestError,
     409: ConflictError,
     413: InvalidRequestError,
     415: InvalidRequestError,
@@ -43,7 +44,7 @@ def body(code: str, **extra: object) -> dict[str, object]:
 
 class Mapping(unittest.TestCase):
     def test_every_catalogue_code_maps_to_its_class(self) -> None:
-        self.assertEqual(len(ERROR_STATUS), 34)
+        self.assertEqual(len(ERROR_STATUS), 35)
         for code, status in ERROR_STATUS.items():
             error = error_from_response(status, body(code), {}, None)
             expected = (

@@ -38,7 +38,11 @@ export const ERROR_CATALOGUE = {
     description:
       "No such object for this merchant and environment. Another merchant's or the other environment's id gives this same answer.",
   },
-  route_not_found: { status: 404, description: 'No such route (path or method).' },
+  route_not_found: { status: 404, description: 'No such path.' },
+  method_not_allowed: {
+    status: 405,
+    description: 'The path exists, but not with this method; the `Allow` header lists the methods it has.',
+  },
   reference_no_conflict: {
     status: 409,
     description: 'A live (processing, pending or succeeded) payment already uses this `reference_no`; `details` names it.',

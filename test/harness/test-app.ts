@@ -22,6 +22,7 @@ import { builtInConnectors } from '../../src/runtime.ts';
 import type { SandboxProvider } from '../../src/sandbox/sandbox-provider.ts';
 import { createSandboxProviders, SANDBOX_PROVIDERS_PREFIX, type SandboxProviders } from '../../src/sandbox/sandbox-providers.ts';
 import { openTestStore, type TestStore } from './test-store.ts';
+import { takeContractViolations, tapContract } from './contract-tap.ts';
 import { completeCheckoutOfPayment } from '../../src/modules/checkouts/index.ts';
 import type { LifecycleDeps } from '../../src/kernel/index.ts';
 
@@ -166,6 +167,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('test app is not listening on TCP');
   baseUrl = `http://127.0.0.1:${address.port}`;
+  // Every answer this app gives a test is checked against /openapi.json (contract-tap.ts).
+  tapContract(app);
 
   const merchants = createMerchantService({ store, clock, secret: TEST_SECRET });
   const make = async (name: string): Promise<TestMerchant> => {
@@ -279,6 +282,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     async close() {
       await app.close();
       if (options.testStore === undefined) await testStore.close();
+      const late = takeContractViolations();
+      assert.deepEqual(late, [], `answers the OpenAPI document does not describe:\n${late.join('\n')}`);
     },
   };
 }

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { verifyLedger } from '../../src/modules/ledger/ledger.ts';
 import { runCli, type ServerProcess, startServer, tempDataDir } from '../harness/server-process.ts';
 import { freePort } from '../reliability/harness/databases.ts';
+import { contractFetch } from '../harness/checked-fetch.ts';
 import { createPostgresSchema, dropPostgresSchema, postgresUrlWithSchema, TEST_STORE } from '../harness/test-store.ts';
 
 /**
@@ -55,7 +56,7 @@ describe(`crash after the provider answered, before the response (${TEST_STORE})
       RUN_JOBS: 'false',
     });
     cleanups.push(async () => void (await doomed.kill()));
-    const first = await fetch(`${doomed.url}/payment/create`, { method: 'POST', headers, body }).then(
+    const first = await contractFetch(`${doomed.url}/payment/create`, { method: 'POST', headers, body }).then(
       () => 'answered',
       () => 'connection lost',
     );
@@ -67,7 +68,7 @@ describe(`crash after the provider answered, before the response (${TEST_STORE})
     // Bounded retry loop honouring Retry-After (PostgreSQL: until the dead process's lease expires).
     let res: Response | undefined;
     for (let i = 0; i < 20; i += 1) {
-      res = await fetch(`${survivor.url}/payment/create`, { method: 'POST', headers, body });
+      res = await contractFetch(`${survivor.url}/payment/create`, { method: 'POST', headers, body });
       if (res.status !== 409) break;
       await new Promise((r) => setTimeout(r, Number(res?.headers.get('retry-after') ?? '1') * 1000));
     }
@@ -145,7 +146,7 @@ describe(`crash after the provider answered, before the response (${TEST_STORE})
     /** Bounded wait for what a real process does on its own (notifications arrive and are processed). */
     const until = async (url: string, path: string, want: string) => {
       for (let i = 0; i < 200; i += 1) {
-        const body = (await (await fetch(`${url}${path}`, { headers: auth })).json()) as { status: string };
+        const body = (await (await contractFetch(`${url}${path}`, { headers: auth })).json()) as { status: string };
         if (body.status === want) return;
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -155,13 +156,13 @@ describe(`crash after the provider answered, before the response (${TEST_STORE})
     const first = await startServer(env);
     cleanups.push(async () => void (await first.kill()));
     const payment = (await (
-      await fetch(`${first.url}/payment/create`, {
+      await contractFetch(`${first.url}/payment/create`, {
         method: 'POST',
         headers: auth,
         body: JSON.stringify({ amount: 150000.0, currency: 'IDR', reference_no: 'refund-crash-1', channel: 'bank' }),
       })
     ).json()) as { id: string };
-    await fetch(`${first.url}/sandbox/payment/${payment.id}/simulate`, {
+    await contractFetch(`${first.url}/sandbox/payment/${payment.id}/simulate`, {
       method: 'POST',
       headers: auth,
       body: JSON.stringify({ outcome: 'succeeded' }),
@@ -173,7 +174,7 @@ describe(`crash after the provider answered, before the response (${TEST_STORE})
     const refundBody = JSON.stringify({ amount: 50000 });
     const doomed = await startServer({ ...env, TRIBUTARY_FAILPOINTS: 'refund.after_connector=kill' });
     cleanups.push(async () => void (await doomed.kill()));
-    const lost = await fetch(`${doomed.url}/payment/${payment.id}/refund`, {
+    const lost = await contractFetch(`${doomed.url}/payment/${payment.id}/refund`, {
       method: 'POST',
       headers: refundHeaders,
       body: refundBody,
@@ -188,7 +189,7 @@ describe(`crash after the provider answered, before the response (${TEST_STORE})
     cleanups.push(async () => void (await survivor.kill('SIGTERM')));
     let res: Response | undefined;
     for (let i = 0; i < 20; i += 1) {
-      res = await fetch(`${survivor.url}/payment/${payment.id}/refund`, {
+      res = await contractFetch(`${survivor.url}/payment/${payment.id}/refund`, {
         method: 'POST',
         headers: refundHeaders,
         body: refundBody,

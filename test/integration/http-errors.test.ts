@@ -66,7 +66,7 @@ describe('error responses', () => {
         'payload_too_large',
       ],
       ['unknown route', () => t.call('GET', '/payments/unknown'), 404, 'route_not_found'],
-      ['unknown method', () => t.call('DELETE', '/payment/create'), 404, 'route_not_found'],
+      ['unknown method on a known path', () => t.call('DELETE', '/payment/create'), 405, 'method_not_allowed'],
       ['no Authorization', () => t.call('GET', '/payment/pay_01M802HR5XTTXZAF0MA4G1EYJY', { key: null }), 401, 'unauthorized'],
       [
         'Basic instead of Bearer',

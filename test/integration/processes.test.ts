@@ -6,6 +6,7 @@ import { lockDataDir } from '../../src/db/data-dir-lock.ts';
 import { openEmbeddedStore } from '../../src/db/pglite-store.ts';
 import { recordException } from '../../src/modules/settlement/settlement-exception-repo.ts';
 import { runCli, type ServerProcess, startServer, tempDataDir } from '../harness/server-process.ts';
+import { contractFetch } from '../harness/checked-fetch.ts';
 import { createPostgresSchema, dropPostgresSchema, postgresUrlWithSchema, TEST_STORE } from '../harness/test-store.ts';
 
 // These tests start their own processes on both kinds of store; they run once, in the embedded pass.
@@ -43,11 +44,11 @@ describe('CLI', once, () => {
 
     const server = await startServer({ DATA_DIR: dataDir });
     running.push(server);
-    const ok = await fetch(`${server.url}/payment/pay_01M802HR5XTTXZAF0MA4G1EYJY`, {
+    const ok = await contractFetch(`${server.url}/payment/pay_01M802HR5XTTXZAF0MA4G1EYJY`, {
       headers: { authorization: `Bearer ${out.api_keys.sandbox}` },
     });
     assert.equal(ok.status, 404, 'a valid key reaches the route');
-    const refused = await fetch(`${server.url}/payment/pay_01M802HR5XTTXZAF0MA4G1EYJY`, {
+    const refused = await contractFetch(`${server.url}/payment/pay_01M802HR5XTTXZAF0MA4G1EYJY`, {
       headers: { authorization: `Bearer ${created.api_key}` },
     });
     assert.equal(refused.status, 401, 'a revoked key is refused');
@@ -218,7 +219,7 @@ describe('CLI', once, () => {
       const result = runCli(['merchants', 'create', '--name', 'PG shop', '--json'], env);
       assert.equal(result.status, 0, result.stderr);
       const key = (JSON.parse(result.stdout) as { api_keys: { sandbox: string } }).api_keys.sandbox;
-      const res = await fetch(`${server.url}/payment/create`, {
+      const res = await contractFetch(`${server.url}/payment/create`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ amount: 150000.0, currency: 'IDR', reference_no: 'pg-cli-1', email: 'payer@example.com' }),
@@ -276,7 +277,7 @@ describe('first start', once, () => {
     assert.match(out, /listening on http:\/\/127\.0\.0\.1:\d+/);
     const key = /sandbox +(sk_test_[0-9A-Za-z]{32})/.exec(out)?.[1];
     assert.ok(key, out);
-    const res = await fetch(`${first.url}/payment/create`, {
+    const res = await contractFetch(`${first.url}/payment/create`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ amount: 150000.0, currency: 'IDR', reference_no: 'first-1', email: 'payer@example.com' }),

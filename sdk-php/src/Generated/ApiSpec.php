@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '601ccd8776a0d9683f810e026ba8d0c9eeb5477960ca3725fb0b82d0aac2b94e';
+    public const OPENAPI_SHA256 = '25fff1ad2ccda261b6fa0a96334ef18c7fea11d322b85c550e3812194ad3dd62';
 }

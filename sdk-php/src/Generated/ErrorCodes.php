@@ -21,6 +21,7 @@ final class ErrorCodes
         'invalid_signature' => 401,
         'resource_not_found' => 404,
         'route_not_found' => 404,
+        'method_not_allowed' => 405,
         'reference_no_conflict' => 409,
         'idempotency_request_in_progress' => 409,
         'checkout_not_open' => 409,

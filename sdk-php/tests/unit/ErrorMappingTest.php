@@ -36,7 +36,7 @@ function expectedClass(string $code, int $status): string
         return IdempotencyException::class;
     }
     return match ($status) {
-        400, 413, 415 => InvalidRequestException::class,
+        400, 405, 413, 415 => InvalidRequestException::class,
         401 => AuthenticationException::class,
         404 => NotFoundException::class,
         409 => ConflictException::class,

@@ -81,7 +81,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "601ccd8776a0d9683f810e026ba8d0c9eeb5477960ca3725fb0b82d0aac2b94e"
+OPENAPI_SHA256: Final = "25fff1ad2ccda261b6fa0a96334ef18c7fea11d322b85c550e3812194ad3dd62"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -95,6 +95,7 @@ ErrorBodyCode = Literal[
     "invalid_signature",
     "resource_not_found",
     "route_not_found",
+    "method_not_allowed",
     "reference_no_conflict",
     "idempotency_request_in_progress",
     "checkout_not_open",
@@ -1015,21 +1016,30 @@ class CreatePaymentBody(TypedDict):
     """Create a payment"""
 
     #: Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217
-    #: minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND.
+    #: minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND (more digits is
+    #: `amount_too_precise`). At most 15 significant digits in minor units: 999999999999999 VND,
+    #: 9999999999999.99 IDR (more is `amount_too_large`).
     amount: Decimal | int
-    #: ISO 4217 code in upper case.
+    #: An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`).
     currency: str
     #: Your reference for the payment (printable ASCII, no leading or trailing space). Unique among
     #: your live (processing, pending, succeeded) payments.
     reference_no: str
+    #: Free text, without the NUL character (`invalid_character`).
     description: NotRequired[str | None]
     #: Payment channel; `auto` (the default) lets Tributary choose.
     channel: NotRequired[CreatePaymentBodyChannel | None]
-    #: Receives this payment's events, signed with the merchant callback secret. https in
-    #: production.
+    #: Receives this payment's events, signed with the merchant callback secret. An absolute http(s)
+    #: URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no
+    #: credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses
+    #: only (`private_address`).
     callback_url: NotRequired[str | None]
-    #: Up to 50 string values under keys of letters, digits and _ . : - (at most 40 characters).
+    #: Up to 50 string values (at most 500 characters, without the NUL character:
+    #: `invalid_character`) under keys of 1-40 letters, digits and _ . : - (another key is
+    #: `invalid_metadata_key`).
     metadata: NotRequired[dict[str, str] | None]
+    #: The payer's e-mail address; its domain must contain a dot (`user@example.com`, not
+    #: `user@localhost`).
     email: NotRequired[str | None]
 
 
@@ -1068,9 +1078,11 @@ class ListPaymentsQuery(TypedDict):
 
 class ListPaymentMethodsQuery(TypedDict):
     #: Only methods that accept this amount (major units, at most the currency’s minor-unit digits,
-    #: e.g. `150000.00`). Requires `currency`.
+    #: e.g. `150000.00`). Requires `currency` (without it, `required`); `amount_too_precise`,
+    #: `amount_too_large`, `amount_not_positive` and `amount_not_a_number` as for create.
     amount: NotRequired[Decimal | int]
-    #: Only methods that accept this ISO 4217 currency; shows its bounds only.
+    #: Only methods that accept this ISO 4217 currency (`unknown_currency` if it is none); shows its
+    #: bounds only.
     currency: NotRequired[str]
 
 
@@ -1080,11 +1092,14 @@ CreateWebhookEndpointBodyStatus = Literal["enabled", "disabled"]
 class CreateWebhookEndpointBody(TypedDict):
     """Register a webhook endpoint"""
 
-    #: https (http only in sandbox); public addresses only.
+    #: Where events are POSTed. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https
+    #: in production (`https_required`); no credentials (`credentials_in_url`), default ports only
+    #: (`port_not_allowed`), public addresses only (`private_address`).
     url: str
     description: NotRequired[str | None]
-    #: Event types to receive (see docs/webhook-events.md), or `["*"]` (the default) for every type,
-    #: including future ones.
+    #: Event types to receive (see docs/webhook-events.md; a type that does not exist is
+    #: `unknown_event_type`), or `["*"]` (the default) for every type, including future ones; `"*"`
+    #: must be sent alone (`invalid_value`).
     enabled_events: NotRequired[list[str]]
     status: NotRequired[CreateWebhookEndpointBodyStatus]
 
@@ -1110,10 +1125,14 @@ UpdateWebhookEndpointBodyStatus = Literal["enabled", "disabled"]
 class UpdateWebhookEndpointBody(TypedDict):
     """Change a webhook endpoint"""
 
+    #: Where events are POSTed. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https
+    #: in production (`https_required`); no credentials (`credentials_in_url`), default ports only
+    #: (`port_not_allowed`), public addresses only (`private_address`).
     url: NotRequired[str]
     description: NotRequired[str | None]
-    #: Event types to receive (see docs/webhook-events.md), or `["*"]` (the default) for every type,
-    #: including future ones.
+    #: Event types to receive (see docs/webhook-events.md; a type that does not exist is
+    #: `unknown_event_type`), or `["*"]` (the default) for every type, including future ones; `"*"`
+    #: must be sent alone (`invalid_value`).
     enabled_events: NotRequired[list[str]]
     #: Disabling cancels pending deliveries; enabling clears `disabled_reason` and `failing_since`.
     status: NotRequired[UpdateWebhookEndpointBodyStatus]
@@ -1129,7 +1148,8 @@ class RotateWebhookEndpointSecretBody(TypedDict):
 
 class ListEventsQuery(TypedDict):
     limit: NotRequired[int]
-    #: An event id: the page starts after it.
+    #: An event id: the page starts after it. An id that is not one of your events in this
+    #: environment is a 400 `unknown_cursor`.
     starting_after: NotRequired[str]
     #: An event type (`payment.succeeded`) or a group (`payment.*`).
     type: NotRequired[str]
@@ -1184,7 +1204,8 @@ class RotateCallbackSecretBody(TypedDict):
 class ListSettlementsQuery(TypedDict):
     #: Page size, 1-100 (default 10).
     limit: NotRequired[int]
-    #: A settlement id (`next_cursor` of the previous page): the page starts right after it.
+    #: A settlement id (`next_cursor` of the previous page): the page starts right after it. An id
+    #: that is not one of your settlements in this environment is a 400 `unknown_cursor`.
     starting_after: NotRequired[str]
     #: Only batches of this connector.
     connector: NotRequired[str]
@@ -1206,7 +1227,8 @@ class ListSettlementExceptionsQuery(TypedDict):
     #: Page size, 1-100 (default 10).
     limit: NotRequired[int]
     #: A settlement exception id (`next_cursor` of the previous page): the page starts right after
-    #: it.
+    #: it. An id that is not one of your settlement exceptions in this environment is a 400
+    #: `unknown_cursor`.
     starting_after: NotRequired[str]
     #: Only open or only resolved exceptions.
     status: NotRequired[ListSettlementExceptionsQueryStatus]
@@ -1220,11 +1242,13 @@ class ListSettlementExceptionsQuery(TypedDict):
 CreateReconciliationBody = TypedDict(
     "CreateReconciliationBody",
     {
-        #: The connector whose settlement report to compare, e.g. `sandbox_bank`.
+        #: The connector whose settlement report to compare, e.g. `sandbox_bank` (another name is
+        #: `unknown_connector`).
         "connector": str,
         #: Start of the window (inclusive), RFC 3339, by the provider settlement time.
         "from": str,
-        #: End of the window (exclusive; at most 31 days after `from`).
+        #: End of the window (exclusive): after `from` (else `not_after_from`) and at most 31 days
+        #: after it (else `window_too_long`).
         "to": str,
     },
 )
@@ -1260,8 +1284,9 @@ RefundPaymentBodySource = Literal["payment", "late_payment"]
 class RefundPaymentBody(TypedDict):
     """Refund all or part of a payment"""
 
-    #: What to refund, in major units as a JSON number (parsed exactly like the create amount).
-    #: Absent: everything of the payment that is still refundable.
+    #: What to refund, in major units as a JSON number, parsed exactly like the create amount: at
+    #: most the currency’s minor-unit digits (`amount_too_precise`) and 15 significant digits in
+    #: minor units (`amount_too_large`). Absent: everything of the payment that is still refundable.
     amount: NotRequired[Decimal | int]
     #: Why the money goes back (stored and shown).
     reason: NotRequired[RefundPaymentBodyReason | None]
@@ -1298,19 +1323,28 @@ class CreateCheckoutBody(TypedDict):
     """Create a checkout"""
 
     #: Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217
-    #: minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND.
+    #: minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND (more digits is
+    #: `amount_too_precise`). At most 15 significant digits in minor units: 999999999999999 VND,
+    #: 9999999999999.99 IDR (more is `amount_too_large`).
     amount: Decimal | int
-    #: ISO 4217 code in upper case.
+    #: An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`).
     currency: str
     #: Your reference for the payment (printable ASCII, no leading or trailing space). Unique among
     #: your live (processing, pending, succeeded) payments.
     reference_no: str
+    #: Free text, without the NUL character (`invalid_character`).
     description: NotRequired[str | None]
+    #: The payer's e-mail address; its domain must contain a dot (`user@example.com`, not
+    #: `user@localhost`).
     email: NotRequired[str | None]
-    #: Up to 50 string values under keys of letters, digits and _ . : - (at most 40 characters).
+    #: Up to 50 string values (at most 500 characters, without the NUL character:
+    #: `invalid_character`) under keys of 1-40 letters, digits and _ . : - (another key is
+    #: `invalid_metadata_key`).
     metadata: NotRequired[dict[str, str] | None]
-    #: Receives this payment's events, signed with the merchant callback secret. https in
-    #: production.
+    #: Receives this payment's events, signed with the merchant callback secret. An absolute http(s)
+    #: URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no
+    #: credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses
+    #: only (`private_address`).
     callback_url: NotRequired[str | None]
     #: The channels the payer may choose among, in this order. Absent: every channel that can serve
     #: the amount.
@@ -1329,7 +1363,8 @@ ListCheckoutsQueryStatus = Literal["open", "completed", "expired"]
 class ListCheckoutsQuery(TypedDict):
     #: Page size, 1-100 (default 10).
     limit: NotRequired[int]
-    #: A `next_cursor`: the id of the last checkout of the previous page.
+    #: A `next_cursor`: the id of the last checkout of the previous page. An id that is not one of
+    #: your checkouts in this environment is a 400 `unknown_cursor`.
     starting_after: NotRequired[str]
     status: NotRequired[ListCheckoutsQueryStatus]
 
@@ -1363,8 +1398,9 @@ class CreatePaymentLinkBody(TypedDict):
     #: The most a payer may enter (with `amount_min`, instead of `amount`). Major units, as a JSON
     #: number (not a string).
     amount_max: NotRequired[Decimal | int]
-    #: ISO 4217 code in upper case.
+    #: An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`).
     currency: str
+    #: Free text, without the NUL character (`invalid_character`).
     description: NotRequired[str | None]
     #: The channels each visit's checkout offers, in this order. Absent: every channel that can
     #: serve the amount at the visit.
@@ -1385,7 +1421,8 @@ class CreatePaymentLinkBody(TypedDict):
 class ListPaymentLinksQuery(TypedDict):
     #: Page size, 1-100 (default 10).
     limit: NotRequired[int]
-    #: A `next_cursor`: the id of the last payment link of the previous page.
+    #: A `next_cursor`: the id of the last payment link of the previous page. An id that is not one
+    #: of your payment links in this environment is a 400 `unknown_cursor`.
     starting_after: NotRequired[str]
 
 
@@ -1408,8 +1445,10 @@ class SimulatePaymentBody(TypedDict):
     #: back. `settled`: the provider settles a succeeded payment now and Tributary ingests its
     #: settlement report at once (the answer names the settlement).
     outcome: SimulatePaymentBodyOutcome
-    #: With `succeeded` only: what the payer pays, in major units, parsed exactly like create. Less
-    #: than the amount is a partial payment (bank only), more an over-payment (bank only).
+    #: With `succeeded` only (with another outcome it is `not_allowed`): what the payer pays, in
+    #: major units, parsed exactly like create (`amount_too_precise`, `amount_too_large`). Less than
+    #: the amount is a partial payment (bank only), more an over-payment (bank only); an amount the
+    #: provider refuses is `amount_not_accepted`.
     amount: NotRequired[Decimal | int]
 
 
@@ -1926,6 +1965,7 @@ ErrorCode = Literal[
     "invalid_signature",
     "resource_not_found",
     "route_not_found",
+    "method_not_allowed",
     "reference_no_conflict",
     "idempotency_request_in_progress",
     "checkout_not_open",
@@ -1958,13 +1998,13 @@ ERROR_STATUS: Final[dict[str, int]] = {
     "invalid_json": 400, "invalid_request": 400, "invalid_idempotency_key": 400,
     "invalid_api_version": 400, "unauthorized": 401, "client_secret_invalid": 401,
     "invalid_signature": 401, "resource_not_found": 404, "route_not_found": 404,
-    "reference_no_conflict": 409, "idempotency_request_in_progress": 409, "checkout_not_open": 409,
-    "checkout_changed": 409, "checkout_busy": 409, "payment_link_inactive": 409,
-    "payment_link_expired": 409, "payment_link_used_up": 409, "payment_state_conflict": 409,
-    "webhook_endpoint_disabled": 409, "payload_too_large": 413, "unsupported_media_type": 415,
-    "idempotency_key_reused": 422, "currency_not_supported": 422, "amount_out_of_range": 422,
-    "channel_not_offered": 422, "channel_unavailable": 422, "operation_not_supported": 422,
-    "refund_not_supported": 422, "refund_exceeds_captured": 422,
+    "method_not_allowed": 405, "reference_no_conflict": 409, "idempotency_request_in_progress": 409,
+    "checkout_not_open": 409, "checkout_changed": 409, "checkout_busy": 409,
+    "payment_link_inactive": 409, "payment_link_expired": 409, "payment_link_used_up": 409,
+    "payment_state_conflict": 409, "webhook_endpoint_disabled": 409, "payload_too_large": 413,
+    "unsupported_media_type": 415, "idempotency_key_reused": 422, "currency_not_supported": 422,
+    "amount_out_of_range": 422, "channel_not_offered": 422, "channel_unavailable": 422,
+    "operation_not_supported": 422, "refund_not_supported": 422, "refund_exceeds_captured": 422,
     "webhook_endpoint_limit_reached": 422, "rate_limited": 429, "internal_error": 500,
     "service_unavailable": 503, "provider_unavailable": 503,
 }

@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = '601ccd8776a0d9683f810e026ba8d0c9eeb5477960ca3725fb0b82d0aac2b94e';
+export const OPENAPI_SHA256 = '25fff1ad2ccda261b6fa0a96334ef18c7fea11d322b85c550e3812194ad3dd62';
 
 // ---- Objects (components.schemas) ----
 
@@ -21,6 +21,7 @@ export type ErrorBody = {
     | 'invalid_signature'
     | 'resource_not_found'
     | 'route_not_found'
+    | 'method_not_allowed'
     | 'reference_no_conflict'
     | 'idempotency_request_in_progress'
     | 'checkout_not_open'
@@ -700,24 +701,26 @@ export type PaymentLinkList = {
 /**
  * Create a payment
  *
- * Creates a payment and returns it with the instructions the payer needs. Send an `Idempotency-Key` header so that retries never create a second payment.
+ * Creates a payment and returns it with the instructions the payer needs. Send an `Idempotency-Key` header so that retries never create a second payment. A `reference_no` already used by a live payment is 409 `reference_no_conflict`. When no connector can take it: 422 `currency_not_supported`, `amount_out_of_range` or `channel_unavailable`; when no provider answers, 503 `provider_unavailable` (retry with the same key).
  */
 export type CreatePaymentParams = Record<string, never>;
 export type CreatePaymentQuery = Record<string, never>;
 export type CreatePaymentBody = {
-  /** Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND. */
+  /** Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND (more digits is `amount_too_precise`). At most 15 significant digits in minor units: 999999999999999 VND, 9999999999999.99 IDR (more is `amount_too_large`). */
   amount: number;
-  /** ISO 4217 code in upper case. */
+  /** An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`). */
   currency: string;
   /** Your reference for the payment (printable ASCII, no leading or trailing space). Unique among your live (processing, pending, succeeded) payments. */
   reference_no: string;
+  /** Free text, without the NUL character (`invalid_character`). */
   description?: string | null;
   /** Payment channel; `auto` (the default) lets Tributary choose. */
   channel?: 'bank' | 'ewallet' | 'counter' | 'auto' | null;
-  /** Receives this payment's events, signed with the merchant callback secret. https in production. */
+  /** Receives this payment's events, signed with the merchant callback secret. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses only (`private_address`). */
   callback_url?: string | null;
-  /** Up to 50 string values under keys of letters, digits and _ . : - (at most 40 characters). */
+  /** Up to 50 string values (at most 500 characters, without the NUL character: `invalid_character`) under keys of 1-40 letters, digits and _ . : - (another key is `invalid_metadata_key`). */
   metadata?: Record<string, string> | null;
+  /** The payer's e-mail address; its domain must contain a dot (`user@example.com`, not `user@localhost`). */
   email?: string | null;
 };
 export type CreatePaymentResponse = Payment;
@@ -764,9 +767,9 @@ export type ListPaymentsResponse = PaymentList;
  */
 export type ListPaymentMethodsParams = Record<string, never>;
 export type ListPaymentMethodsQuery = {
-  /** Only methods that accept this amount (major units, at most the currency’s minor-unit digits, e.g. `150000.00`). Requires `currency`. */
+  /** Only methods that accept this amount (major units, at most the currency’s minor-unit digits, e.g. `150000.00`). Requires `currency` (without it, `required`); `amount_too_precise`, `amount_too_large`, `amount_not_positive` and `amount_not_a_number` as for create. */
   amount?: string;
-  /** Only methods that accept this ISO 4217 currency; shows its bounds only. */
+  /** Only methods that accept this ISO 4217 currency (`unknown_currency` if it is none); shows its bounds only. */
   currency?: string;
 };
 export type ListPaymentMethodsBody = undefined;
@@ -774,15 +777,15 @@ export type ListPaymentMethodsResponse = PaymentMethodList;
 /**
  * Register a webhook endpoint
  *
- * Registers a URL that receives signed events (Standard Webhooks). The answer carries the signing secret `whsec_…` — the only time it is shown.
+ * Registers a URL that receives signed events (Standard Webhooks). The answer carries the signing secret `whsec_…` — the only time it is shown. At most 20 endpoints per merchant and environment (else 422 `webhook_endpoint_limit_reached`).
  */
 export type CreateWebhookEndpointParams = Record<string, never>;
 export type CreateWebhookEndpointQuery = Record<string, never>;
 export type CreateWebhookEndpointBody = {
-  /** https (http only in sandbox); public addresses only. */
+  /** Where events are POSTed. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses only (`private_address`). */
   url: string;
   description?: string | null;
-  /** Event types to receive (see docs/webhook-events.md), or `["*"]` (the default) for every type, including future ones. */
+  /** Event types to receive (see docs/webhook-events.md; a type that does not exist is `unknown_event_type`), or `["*"]` (the default) for every type, including future ones; `"*"` must be sent alone (`invalid_value`). */
   enabled_events?: string[];
   status?: 'enabled' | 'disabled';
 };
@@ -840,9 +843,10 @@ export type UpdateWebhookEndpointParams = {
 };
 export type UpdateWebhookEndpointQuery = Record<string, never>;
 export type UpdateWebhookEndpointBody = {
+  /** Where events are POSTed. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses only (`private_address`). */
   url?: string;
   description?: string | null;
-  /** Event types to receive (see docs/webhook-events.md), or `["*"]` (the default) for every type, including future ones. */
+  /** Event types to receive (see docs/webhook-events.md; a type that does not exist is `unknown_event_type`), or `["*"]` (the default) for every type, including future ones; `"*"` must be sent alone (`invalid_value`). */
   enabled_events?: string[];
   /** Disabling cancels pending deliveries; enabling clears `disabled_reason` and `failing_since`. */
   status?: 'enabled' | 'disabled';
@@ -871,7 +875,7 @@ export type RotateWebhookEndpointSecretResponse = WebhookEndpointWithSecret;
 export type ListEventsParams = Record<string, never>;
 export type ListEventsQuery = {
   limit?: number;
-  /** An event id: the page starts after it. */
+  /** An event id: the page starts after it. An id that is not one of your events in this environment is a 400 `unknown_cursor`. */
   starting_after?: string;
   /** An event type (`payment.succeeded`) or a group (`payment.*`). */
   type?: string;
@@ -917,7 +921,7 @@ export type ListEventDeliveriesResponse = {
 /**
  * Send an event again
  *
- * Schedules new deliveries of the event at once, with a fresh retry schedule: to one endpoint (`endpoint_id`), to the payment’s callback_url (`callback_url: true`), or (empty body) to every enabled endpoint subscribed to its type and the callback_url. The `webhook-id` stays the event id.
+ * Schedules new deliveries of the event at once, with a fresh retry schedule: to one endpoint (`endpoint_id`), to the payment’s callback_url (`callback_url: true`), or (empty body) to every enabled endpoint subscribed to its type and the callback_url. The `webhook-id` stays the event id. `endpoint_id` and `callback_url` together are `invalid_value`; `callback_url: true` for an event whose payment has none is `no_callback_url`; a disabled endpoint is 409 `webhook_endpoint_disabled`.
  */
 export type RedeliverEventParams = {
   /** `evt_…` */
@@ -966,7 +970,7 @@ export type ListSettlementsParams = Record<string, never>;
 export type ListSettlementsQuery = {
   /** Page size, 1-100 (default 10). */
   limit?: number;
-  /** A settlement id (`next_cursor` of the previous page): the page starts right after it. */
+  /** A settlement id (`next_cursor` of the previous page): the page starts right after it. An id that is not one of your settlements in this environment is a 400 `unknown_cursor`. */
   starting_after?: string;
   /** Only batches of this connector. */
   connector?: string;
@@ -994,7 +998,7 @@ export type ListSettlementExceptionsParams = Record<string, never>;
 export type ListSettlementExceptionsQuery = {
   /** Page size, 1-100 (default 10). */
   limit?: number;
-  /** A settlement exception id (`next_cursor` of the previous page): the page starts right after it. */
+  /** A settlement exception id (`next_cursor` of the previous page): the page starts right after it. An id that is not one of your settlement exceptions in this environment is a 400 `unknown_cursor`. */
   starting_after?: string;
   /** Only open or only resolved exceptions. */
   status?: 'open' | 'resolved';
@@ -1025,11 +1029,11 @@ export type GetSettlementExceptionResponse = SettlementException;
 export type CreateReconciliationParams = Record<string, never>;
 export type CreateReconciliationQuery = Record<string, never>;
 export type CreateReconciliationBody = {
-  /** The connector whose settlement report to compare, e.g. `sandbox_bank`. */
+  /** The connector whose settlement report to compare, e.g. `sandbox_bank` (another name is `unknown_connector`). */
   connector: string;
   /** Start of the window (inclusive), RFC 3339, by the provider settlement time. */
   from: string;
-  /** End of the window (exclusive; at most 31 days after `from`). */
+  /** End of the window (exclusive): after `from` (else `not_after_from`) and at most 31 days after it (else `window_too_long`). */
   to: string;
 };
 export type CreateReconciliationResponse = Reconciliation;
@@ -1095,7 +1099,7 @@ export type RefundPaymentParams = {
 };
 export type RefundPaymentQuery = Record<string, never>;
 export type RefundPaymentBody = {
-  /** What to refund, in major units as a JSON number (parsed exactly like the create amount). Absent: everything of the payment that is still refundable. */
+  /** What to refund, in major units as a JSON number, parsed exactly like the create amount: at most the currency’s minor-unit digits (`amount_too_precise`) and 15 significant digits in minor units (`amount_too_large`). Absent: everything of the payment that is still refundable. */
   amount?: number;
   /** Why the money goes back (stored and shown). */
   reason?: 'requested_by_customer' | 'duplicate' | 'fraudulent' | null;
@@ -1157,22 +1161,24 @@ export type ErasePayerDataResponse = Payment;
 /**
  * Create a checkout
  *
- * Creates a checkout: the payer chooses how to pay on its hosted page (`url`), or your own UI calls `POST /checkout/{id}/select` with the `client_secret` (shown only in this answer). Send an `Idempotency-Key` header so that retries never create a second checkout.
+ * Creates a checkout: the payer chooses how to pay on its hosted page (`url`), or your own UI calls `POST /checkout/{id}/select` with the `client_secret` (shown only in this answer). Send an `Idempotency-Key` header so that retries never create a second checkout. Refused like `POST /payment/create` when no channel can take the amount: 422 `currency_not_supported`, `amount_out_of_range` or `channel_unavailable`; a `reference_no` of a live payment or open checkout is 409 `reference_no_conflict`.
  */
 export type CreateCheckoutParams = Record<string, never>;
 export type CreateCheckoutQuery = Record<string, never>;
 export type CreateCheckoutBody = {
-  /** Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND. */
+  /** Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND (more digits is `amount_too_precise`). At most 15 significant digits in minor units: 999999999999999 VND, 9999999999999.99 IDR (more is `amount_too_large`). */
   amount: number;
-  /** ISO 4217 code in upper case. */
+  /** An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`). */
   currency: string;
   /** Your reference for the payment (printable ASCII, no leading or trailing space). Unique among your live (processing, pending, succeeded) payments. */
   reference_no: string;
+  /** Free text, without the NUL character (`invalid_character`). */
   description?: string | null;
+  /** The payer's e-mail address; its domain must contain a dot (`user@example.com`, not `user@localhost`). */
   email?: string | null;
-  /** Up to 50 string values under keys of letters, digits and _ . : - (at most 40 characters). */
+  /** Up to 50 string values (at most 500 characters, without the NUL character: `invalid_character`) under keys of 1-40 letters, digits and _ . : - (another key is `invalid_metadata_key`). */
   metadata?: Record<string, string> | null;
-  /** Receives this payment's events, signed with the merchant callback secret. https in production. */
+  /** Receives this payment's events, signed with the merchant callback secret. An absolute http(s) URL (`invalid_url`, `unsupported_scheme`); https in production (`https_required`); no credentials (`credentials_in_url`), default ports only (`port_not_allowed`), public addresses only (`private_address`). */
   callback_url?: string | null;
   /** The channels the payer may choose among, in this order. Absent: every channel that can serve the amount. */
   channels?: ('bank' | 'ewallet' | 'counter')[] | null;
@@ -1201,7 +1207,7 @@ export type ListCheckoutsParams = Record<string, never>;
 export type ListCheckoutsQuery = {
   /** Page size, 1-100 (default 10). */
   limit?: number;
-  /** A `next_cursor`: the id of the last checkout of the previous page. */
+  /** A `next_cursor`: the id of the last checkout of the previous page. An id that is not one of your checkouts in this environment is a 400 `unknown_cursor`. */
   starting_after?: string;
   status?: 'open' | 'completed' | 'expired';
 };
@@ -1222,7 +1228,7 @@ export type ExpireCheckoutResponse = Checkout;
 /**
  * Choose how to pay
  *
- * Creates the payment for the chosen channel (through the same path as `POST /payment/create`: routing, failover, idempotent) after canceling the previous pending one, and answers the checkout with `payment` expanded (its instructions). Authorised by `client_secret` in the body, not by an API key.
+ * Creates the payment for the chosen channel (through the same path as `POST /payment/create`: routing, failover, idempotent) after canceling the previous pending one, and answers the checkout with `payment` expanded (its instructions). Authorised by `client_secret` in the body, not by an API key (a wrong one is 401 `client_secret_invalid`). A completed or expired checkout is 409 `checkout_not_open`, a selection already running 409 `checkout_busy`; a channel the checkout does not offer 422 `channel_not_offered`; the payment’s own refusals are those of `POST /payment/create` (409 `reference_no_conflict` when a live payment took the checkout’s `reference_no`; 422 `currency_not_supported`, `amount_out_of_range`, `channel_unavailable`; 503 `provider_unavailable`).
  */
 export type SelectCheckoutMethodParams = {
   /** `cs_…` */
@@ -1241,7 +1247,7 @@ export type SelectCheckoutMethodResponse = Checkout;
 /**
  * Create a payment link
  *
- * Creates a reusable payment link (`url`): a fixed `amount`, or `amount_min` and `amount_max` between which the payer enters the amount; optionally at most `max_uses` payments and an `expires_at`. Each visit (the payer pressing Pay, `POST /payment_link/{id}/checkout`) creates a checkout. Send an `Idempotency-Key` header so that retries never create a second link.
+ * Creates a reusable payment link (`url`): a fixed `amount`, or `amount_min` and `amount_max` between which the payer enters the amount; optionally at most `max_uses` payments and an `expires_at`. Each visit (the payer pressing Pay, `POST /payment_link/{id}/checkout`) creates a checkout. Send an `Idempotency-Key` header so that retries never create a second link. Rules the schema cannot state, with their issues: exactly one of `amount` or both `amount_min` and `amount_max` (`exclusive_fields`; a missing one is `required`), `amount_min` ≤ `amount_max` (`bounds_inverted`), amounts with at most the currency’s minor-unit digits (`amount_too_precise`) in an active currency (`unknown_currency`), `expires_at` in the future (`not_in_future`), payer URLs http(s) (`invalid_url`); the amount (or both bounds) must be one the link’s channels can serve: otherwise 422 `channel_unavailable` or `amount_out_of_range`.
  */
 export type CreatePaymentLinkParams = Record<string, never>;
 export type CreatePaymentLinkQuery = Record<string, never>;
@@ -1252,8 +1258,9 @@ export type CreatePaymentLinkBody = {
   amount_min?: number;
   /** The most a payer may enter (with `amount_min`, instead of `amount`). Major units, as a JSON number (not a string). */
   amount_max?: number;
-  /** ISO 4217 code in upper case. */
+  /** An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`). */
   currency: string;
+  /** Free text, without the NUL character (`invalid_character`). */
   description?: string | null;
   /** The channels each visit's checkout offers, in this order. Absent: every channel that can serve the amount at the visit. */
   channels?: ('bank' | 'ewallet' | 'counter')[] | null;
@@ -1290,7 +1297,7 @@ export type ListPaymentLinksParams = Record<string, never>;
 export type ListPaymentLinksQuery = {
   /** Page size, 1-100 (default 10). */
   limit?: number;
-  /** A `next_cursor`: the id of the last payment link of the previous page. */
+  /** A `next_cursor`: the id of the last payment link of the previous page. An id that is not one of your payment links in this environment is a 400 `unknown_cursor`. */
   starting_after?: string;
 };
 export type ListPaymentLinksBody = undefined;
@@ -1325,7 +1332,7 @@ export type StartPaymentLinkCheckoutResponse = Checkout;
 /**
  * Simulate what the payer or the provider does (sandbox only)
  *
- * Asks the sandbox provider to make it happen. The provider then notifies Tributary with a signed notification, exactly as a real provider does, and the payment changes when that notification is processed (within a moment in the embedded default). Never writes the payment directly. Production keys get 404. See docs/sandbox.md for every outcome and the magic amounts.
+ * Asks the sandbox provider to make it happen. The provider then notifies Tributary with a signed notification, exactly as a real provider does, and the payment changes when that notification is processed (within a moment in the embedded default). Never writes the payment directly. Production keys get 404. An outcome the payment’s state does not allow (failing a succeeded payment, settling an unpaid one) is 409 `payment_state_conflict`. See docs/sandbox.md for every outcome and the magic amounts.
  */
 export type SimulatePaymentParams = {
   /** `pay_…` */
@@ -1335,7 +1342,7 @@ export type SimulatePaymentQuery = Record<string, never>;
 export type SimulatePaymentBody = {
   /** `succeeded`: the payer pays (also after expiry or cancel: a late payment). `failed`, `expired`: the provider ends the charge. `reversed`: the provider takes a succeeded payment back. `settled`: the provider settles a succeeded payment now and Tributary ingests its settlement report at once (the answer names the settlement). */
   outcome: 'succeeded' | 'failed' | 'expired' | 'reversed' | 'settled';
-  /** With `succeeded` only: what the payer pays, in major units, parsed exactly like create. Less than the amount is a partial payment (bank only), more an over-payment (bank only). */
+  /** With `succeeded` only (with another outcome it is `not_allowed`): what the payer pays, in major units, parsed exactly like create (`amount_too_precise`, `amount_too_large`). Less than the amount is a partial payment (bank only), more an over-payment (bank only); an amount the provider refuses is `amount_not_accepted`. */
   amount?: number;
 };
 export type SimulatePaymentResponse = {
@@ -1838,6 +1845,7 @@ export type ErrorCode =
   | 'invalid_signature'
   | 'resource_not_found'
   | 'route_not_found'
+  | 'method_not_allowed'
   | 'reference_no_conflict'
   | 'idempotency_request_in_progress'
   | 'checkout_not_open'
@@ -1875,6 +1883,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   invalid_signature: 401,
   resource_not_found: 404,
   route_not_found: 404,
+  method_not_allowed: 405,
   reference_no_conflict: 409,
   idempotency_request_in_progress: 409,
   checkout_not_open: 409,

@@ -2,6 +2,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isStoreUnavailable } from '../../db/db-errors.ts';
 import { ApiError, type ErrorCode, type ErrorDetail, httpStatusOf } from '../../lib/error-catalogue.ts';
 import { issuesFromAjv } from '../validation.ts';
+import { IDEMPOTENCY_KEY_HEADER, invalidIdempotencyKey } from '../idempotency-header.ts';
+import { trackAllowedMethods } from './allowed-methods.ts';
 
 /**
  * The one place that picks an HTTP status: every failure becomes the error body
@@ -19,6 +21,9 @@ export function sendError(
   headers: Record<string, string> = {},
 ): FastifyReply {
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  // Also here, not only in the onRequest hook: the router's own refusals (frameworkErrors) never
+  // run the hooks, and every answer carries its request id.
+  reply.header('Request-Id', request.id);
   return reply
     .code(httpStatusOf(code))
     .type('application/json; charset=utf-8')
@@ -54,13 +59,39 @@ function fromFastifyError(error: FastifyError, bodyLimitBytes: number): ApiError
   return undefined;
 }
 
+/**
+ * The router's refusals before any route runs (Fastify's `frameworkErrors` option): a path
+ * parameter longer than the router's limit and a malformed percent-encoding. Without this they
+ * would be Fastify's own bodies, without a request id.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendError(request, reply, 'invalid_request', 'The request has invalid fields.', [
+      { field: 'path', issue: 'too_long', message: 'a path segment is longer than the longest id' },
+    ]);
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return sendError(request, reply, 'invalid_request', 'The request has invalid fields.', [
+      { field: 'path', issue: 'invalid_format', message: 'the path has a malformed percent-encoding' },
+    ]);
+  }
+  request.log.error({ err: error }, 'router error');
+  return sendError(request, reply, 'internal_error', 'An unexpected error occurred. It has been logged.');
+}
+
+/** Call before any route is added: the 405 answers need every route's methods. */
 export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
+  const allowed = trackAllowedMethods(app);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) {
       return sendError(request, reply, error.code, error.message, error.details, error.headers);
     }
     if (error.validation !== undefined) {
       const issues = issuesFromAjv(error.validation as never, error.validationContext);
+      if (issues.some((i) => i.field === `header.${IDEMPOTENCY_KEY_HEADER}`)) {
+        const invalid = invalidIdempotencyKey();
+        return sendError(request, reply, invalid.code, invalid.message, invalid.details);
+      }
       return sendError(request, reply, 'invalid_request', 'The request has invalid fields.', issues);
     }
     if (isStoreUnavailable(error)) {
@@ -75,12 +106,21 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: numb
     return sendError(request, reply, 'internal_error', 'An unexpected error occurred. It has been logged.');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      request,
-      reply,
-      'route_not_found',
-      `No route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}.`,
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const methods = allowed.of(path);
+    if (methods.length > 0 && !methods.includes(request.method)) {
+      return sendError(
+        request,
+        reply,
+        'method_not_allowed',
+        `${request.method} is not allowed here; use ${methods.join(', ')}.`,
+        [],
+        {
+          Allow: methods.join(', '),
+        },
+      );
+    }
+    return sendError(request, reply, 'route_not_found', `No route ${request.method} ${path.slice(0, 200)}.`);
+  });
 }

@@ -23,7 +23,5 @@ export function requireIdShape(kind: IdKind, id: string, what: string): void {
 
 export const IdParams = (description: string) => Type.Object({ id: Type.String({ maxLength: 64, description }) });
 
-/** For POSTs whose body is optional: no body at all is validated as `{}`. */
-export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {};
-}
+/** For POSTs whose body is optional: the one hook, which /openapi.json recognises (openapi-conventions.ts). */
+export { emptyBodyAsObject } from '../idempotency-header.ts';

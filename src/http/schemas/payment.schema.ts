@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PAYMENT_STATUSES } from '../../modules/payments/payment-states.ts';
-import { Nullable, StringEnum, Timestamp } from './schema-helpers.ts';
+import { MAX_AMOUNT_MINOR } from '../../lib/money.ts';
+import { Nullable, REQUEST_PATTERNS, StringEnum, Timestamp, URL_RULES } from './schema-helpers.ts';
 
 /** Limits of the create body; docs/api.md lists them. */
 export const CREATE_LIMITS = {
@@ -13,17 +14,32 @@ export const CREATE_LIMITS = {
   metadataValueMaxLength: 500,
 } as const;
 
+/**
+ * The largest amount in major units of any currency (15 significant digits, a zero-decimal
+ * currency); for a currency with minor units the ceiling is lower, said in AMOUNT_RULES.
+ */
+export const MAX_AMOUNT_MAJOR = Number(MAX_AMOUNT_MINOR);
+
+export const AMOUNT_RULES =
+  'Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND (more digits is `amount_too_precise`). At most 15 significant digits in minor units: 999999999999999 VND, 9999999999999.99 IDR (more is `amount_too_large`).';
+
 export const CHANNEL_REQUESTS = ['bank', 'ewallet', 'counter', 'auto'] as const;
 
 export const CreatePaymentBodySchema = Type.Object(
   {
     amount: Type.Number({
       exclusiveMinimum: 0,
-      description:
-        'Amount in major units as a JSON number (not a string), with at most the currency’s ISO 4217 minor-unit digits: `150000.00` IDR, `10.5` USD, `5000` VND.',
+      maximum: MAX_AMOUNT_MAJOR,
+      description: AMOUNT_RULES,
       examples: [150000.0],
     }),
-    currency: Type.String({ minLength: 1, maxLength: 3, description: 'ISO 4217 code in upper case.', examples: ['IDR'] }),
+    currency: Type.String({
+      minLength: 1,
+      maxLength: 3,
+      pattern: REQUEST_PATTERNS.currency,
+      description: 'An active ISO 4217 code in upper case (an inactive or unknown code is `unknown_currency`).',
+      examples: ['IDR'],
+    }),
     reference_no: Type.String({
       minLength: 1,
       maxLength: CREATE_LIMITS.referenceNoMaxLength,
@@ -32,7 +48,15 @@ export const CreatePaymentBodySchema = Type.Object(
         'Your reference for the payment (printable ASCII, no leading or trailing space). Unique among your live (processing, pending, succeeded) payments.',
       examples: ['INV-2026-0001'],
     }),
-    description: Type.Optional(Nullable(Type.String({ maxLength: CREATE_LIMITS.descriptionMaxLength }))),
+    description: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: CREATE_LIMITS.descriptionMaxLength,
+          pattern: REQUEST_PATTERNS.noNul,
+          description: 'Free text, without the NUL character (`invalid_character`).',
+        }),
+      ),
+    ),
     channel: Type.Optional(
       Nullable(StringEnum(CHANNEL_REQUESTS, { description: 'Payment channel; `auto` (the default) lets Tributary choose.' })),
     ),
@@ -40,7 +64,8 @@ export const CreatePaymentBodySchema = Type.Object(
       Nullable(
         Type.String({
           maxLength: CREATE_LIMITS.callbackUrlMaxLength,
-          description: "Receives this payment's events, signed with the merchant callback secret. https in production.",
+          format: 'uri',
+          description: `Receives this payment's events, signed with the merchant callback secret. ${URL_RULES}`,
         }),
       ),
     ),
@@ -50,19 +75,29 @@ export const CreatePaymentBodySchema = Type.Object(
           {},
           {
             maxProperties: CREATE_LIMITS.metadataMaxKeys,
-            patternProperties: {
-              [`^[A-Za-z0-9_.:-]{1,${CREATE_LIMITS.metadataKeyMaxLength}}$`]: Type.String({
-                maxLength: CREATE_LIMITS.metadataValueMaxLength,
-              }),
-            },
-            additionalProperties: false,
-            description: `Up to ${CREATE_LIMITS.metadataMaxKeys} string values under keys of letters, digits and _ . : - (at most ${CREATE_LIMITS.metadataKeyMaxLength} characters).`,
+            // propertyNames + additionalProperties, not patternProperties: @fastify/swagger turns
+            // patternProperties into a bare additionalProperties, and the key rule was lost.
+            propertyNames: { pattern: `^[A-Za-z0-9_.:-]{1,${CREATE_LIMITS.metadataKeyMaxLength}}$` },
+            additionalProperties: Type.String({
+              maxLength: CREATE_LIMITS.metadataValueMaxLength,
+              pattern: REQUEST_PATTERNS.noNul,
+            }),
+            description: `Up to ${CREATE_LIMITS.metadataMaxKeys} string values (at most ${CREATE_LIMITS.metadataValueMaxLength} characters, without the NUL character: \`invalid_character\`) under keys of 1-${CREATE_LIMITS.metadataKeyMaxLength} letters, digits and _ . : - (another key is \`invalid_metadata_key\`).`,
             examples: [{ customer_id: 'cus_123', notes: 'gift wrap' }],
           },
         ),
       ),
     ),
-    email: Type.Optional(Nullable(Type.String({ maxLength: CREATE_LIMITS.emailMaxLength, format: 'email' }))),
+    email: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: CREATE_LIMITS.emailMaxLength,
+          format: 'email',
+          pattern: REQUEST_PATTERNS.email,
+          description: "The payer's e-mail address; its domain must contain a dot (`user@example.com`, not `user@localhost`).",
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -11,13 +11,17 @@ export const CreateReconciliationBodySchema = Type.Object(
     connector: Type.String({
       minLength: 1,
       maxLength: 64,
-      description: 'The connector whose settlement report to compare, e.g. `sandbox_bank`.',
+      description: 'The connector whose settlement report to compare, e.g. `sandbox_bank` (another name is `unknown_connector`).',
     }),
     from: Type.String({
       format: 'date-time',
       description: 'Start of the window (inclusive), RFC 3339, by the provider settlement time.',
     }),
-    to: Type.String({ format: 'date-time', description: 'End of the window (exclusive; at most 31 days after `from`).' }),
+    to: Type.String({
+      format: 'date-time',
+      description:
+        'End of the window (exclusive): after `from` (else `not_after_from`) and at most 31 days after it (else `window_too_long`).',
+    }),
   },
   { additionalProperties: false },
 );

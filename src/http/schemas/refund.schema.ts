@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { REFUND_REASONS, REFUND_SOURCES, REFUND_STATUSES } from '../../modules/refunds/refund-types.ts';
+import { MAX_AMOUNT_MAJOR } from './payment.schema.ts';
 import { Nullable, StringEnum, Timestamp } from './schema-helpers.ts';
 
 export const RefundBodySchema = Type.Object(
@@ -7,8 +8,9 @@ export const RefundBodySchema = Type.Object(
     amount: Type.Optional(
       Type.Number({
         exclusiveMinimum: 0,
+        maximum: MAX_AMOUNT_MAJOR,
         description:
-          'What to refund, in major units as a JSON number (parsed exactly like the create amount). Absent: everything of the payment that is still refundable.',
+          'What to refund, in major units as a JSON number, parsed exactly like the create amount: at most the currency’s minor-unit digits (`amount_too_precise`) and 15 significant digits in minor units (`amount_too_large`). Absent: everything of the payment that is still refundable.',
         examples: [50000],
       }),
     ),

@@ -30,7 +30,8 @@ export const ListSettlementExceptionsQuerySchema = Type.Object(
     starting_after: Type.Optional(
       Type.String({
         maxLength: 64,
-        description: 'A settlement exception id (`next_cursor` of the previous page): the page starts right after it.',
+        description:
+          'A settlement exception id (`next_cursor` of the previous page): the page starts right after it. An id that is not one of your settlement exceptions in this environment is a 400 `unknown_cursor`.',
       }),
     ),
     status: Type.Optional(StringEnum(EXCEPTION_STATUSES, { description: 'Only open or only resolved exceptions.' })),

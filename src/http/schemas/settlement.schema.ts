@@ -44,7 +44,8 @@ export const ListSettlementsQuerySchema = Type.Object(
     starting_after: Type.Optional(
       Type.String({
         maxLength: 64,
-        description: 'A settlement id (`next_cursor` of the previous page): the page starts right after it.',
+        description:
+          'A settlement id (`next_cursor` of the previous page): the page starts right after it. An id that is not one of your settlements in this environment is a 400 `unknown_cursor`.',
       }),
     ),
     connector: Type.Optional(Type.String({ maxLength: 64, description: 'Only batches of this connector.' })),

@@ -1,7 +1,7 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../modules/events/event-types.ts';
 import { DEFAULT_ROTATION_OVERLAP_SECONDS, MAX_ROTATION_OVERLAP_SECONDS } from '../../modules/webhooks/webhook-secrets.ts';
-import { Nullable, StringEnum, Timestamp } from './schema-helpers.ts';
+import { Nullable, StringEnum, Timestamp, URL_RULES } from './schema-helpers.ts';
 import { exampleEvent } from '../../catalogue/event-examples.ts';
 
 /**
@@ -40,14 +40,22 @@ export const WebhookEndpointWithSecretSchema = Type.Object(
 );
 
 const EnabledEventsField = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  minItems: 1,
   maxItems: 50,
   description:
-    'Event types to receive (see docs/webhook-events.md), or `["*"]` (the default) for every type, including future ones.',
+    'Event types to receive (see docs/webhook-events.md; a type that does not exist is `unknown_event_type`), or `["*"]` (the default) for every type, including future ones; `"*"` must be sent alone (`invalid_value`).',
+});
+
+const EndpointUrlField = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  format: 'uri',
+  description: `Where events are POSTed. ${URL_RULES}`,
 });
 
 export const CreateWebhookEndpointBodySchema = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'https (http only in sandbox); public addresses only.' }),
+    url: EndpointUrlField,
     description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
     enabled_events: Type.Optional(EnabledEventsField),
     status: Type.Optional(StringEnum(['enabled', 'disabled'] as const)),
@@ -57,7 +65,7 @@ export const CreateWebhookEndpointBodySchema = Type.Object(
 
 export const UpdateWebhookEndpointBodySchema = Type.Object(
   {
-    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    url: Type.Optional(EndpointUrlField),
     description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
     enabled_events: Type.Optional(EnabledEventsField),
     status: Type.Optional(

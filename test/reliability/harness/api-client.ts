@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { publishedContract } from '../../harness/checked-fetch.ts';
+import type { Exchange } from '../../harness/response-contract.ts';
 
 /**
  * A plain HTTP client for the reliability suite: every call has a timeout, and a network failure
@@ -40,6 +42,8 @@ export async function call(
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   const started = performance.now();
+  let answer: ApiResponse;
+  let received: Exchange;
   try {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
@@ -50,7 +54,14 @@ export async function call(
     });
     const text = await response.text();
     const elapsedMs = performance.now() - started;
-    return {
+    received = {
+      method,
+      url: path,
+      status: response.status,
+      headers: Object.fromEntries(response.headers.entries()),
+      body: text,
+    };
+    answer = {
       ok: true,
       status: response.status,
       headers: response.headers,
@@ -67,6 +78,10 @@ export async function call(
       elapsedMs: performance.now() - started,
     };
   }
+  // Outside the try: an undocumented answer fails the test, it is not a network failure.
+  const problems = (await publishedContract(baseUrl)).check(received);
+  if (problems.length > 0) throw new Error(`an answer the OpenAPI document does not describe:\n${problems.join('\n')}`);
+  return answer;
 }
 
 let counter = 0;

@@ -17,7 +17,7 @@ final class ErrorBody extends Model
     /**
      * Stable snake_case error code; see docs/errors.md.
      *
-     * @var 'invalid_json'|'invalid_request'|'invalid_idempotency_key'|'invalid_api_version'|'unauthorized'|'client_secret_invalid'|'invalid_signature'|'resource_not_found'|'route_not_found'|'reference_no_conflict'|'idempotency_request_in_progress'|'checkout_not_open'|'checkout_changed'|'checkout_busy'|'payment_link_inactive'|'payment_link_expired'|'payment_link_used_up'|'payment_state_conflict'|'webhook_endpoint_disabled'|'payload_too_large'|'unsupported_media_type'|'idempotency_key_reused'|'currency_not_supported'|'amount_out_of_range'|'channel_not_offered'|'channel_unavailable'|'operation_not_supported'|'refund_not_supported'|'refund_exceeds_captured'|'webhook_endpoint_limit_reached'|'rate_limited'|'internal_error'|'service_unavailable'|'provider_unavailable'
+     * @var 'invalid_json'|'invalid_request'|'invalid_idempotency_key'|'invalid_api_version'|'unauthorized'|'client_secret_invalid'|'invalid_signature'|'resource_not_found'|'route_not_found'|'method_not_allowed'|'reference_no_conflict'|'idempotency_request_in_progress'|'checkout_not_open'|'checkout_changed'|'checkout_busy'|'payment_link_inactive'|'payment_link_expired'|'payment_link_used_up'|'payment_state_conflict'|'webhook_endpoint_disabled'|'payload_too_large'|'unsupported_media_type'|'idempotency_key_reused'|'currency_not_supported'|'amount_out_of_range'|'channel_not_offered'|'channel_unavailable'|'operation_not_supported'|'refund_not_supported'|'refund_exceeds_captured'|'webhook_endpoint_limit_reached'|'rate_limited'|'internal_error'|'service_unavailable'|'provider_unavailable'
      */
     public readonly string $code;
 

@@ -20,7 +20,7 @@ export function registerCreateCheckout(app: FastifyInstance, deps: RouteDeps): v
         tags: ['checkouts'],
         summary: 'Create a checkout',
         description:
-          'Creates a checkout: the payer chooses how to pay on its hosted page (`url`), or your own UI calls `POST /checkout/{id}/select` with the `client_secret` (shown only in this answer). Send an `Idempotency-Key` header so that retries never create a second checkout.',
+          'Creates a checkout: the payer chooses how to pay on its hosted page (`url`), or your own UI calls `POST /checkout/{id}/select` with the `client_secret` (shown only in this answer). Send an `Idempotency-Key` header so that retries never create a second checkout. Refused like `POST /payment/create` when no channel can take the amount: 422 `currency_not_supported`, `amount_out_of_range` or `channel_unavailable`; a `reference_no` of a live payment or open checkout is 409 `reference_no_conflict`.',
         headers: IdempotencyKeyHeadersSchema,
         body: CreateCheckoutBodySchema,
         response: { 201: Type.Ref(CheckoutSchema), ...errorResponses },

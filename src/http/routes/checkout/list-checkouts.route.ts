@@ -16,7 +16,10 @@ const ListCheckoutsQuerySchema = Type.Object(
   {
     limit: PageLimit(),
     starting_after: Type.Optional(
-      Type.String({ description: 'A `next_cursor`: the id of the last checkout of the previous page.' }),
+      Type.String({
+        description:
+          'A `next_cursor`: the id of the last checkout of the previous page. An id that is not one of your checkouts in this environment is a 400 `unknown_cursor`.',
+      }),
     ),
     status: Type.Optional(StringEnum(['open', 'completed', 'expired'] as const)),
   },

@@ -20,7 +20,7 @@ export function registerSelectCheckout(app: FastifyInstance, deps: RouteDeps): v
         tags: ['checkouts'],
         summary: 'Choose how to pay',
         description:
-          'Creates the payment for the chosen channel (through the same path as `POST /payment/create`: routing, failover, idempotent) after canceling the previous pending one, and answers the checkout with `payment` expanded (its instructions). Authorised by `client_secret` in the body, not by an API key.',
+          'Creates the payment for the chosen channel (through the same path as `POST /payment/create`: routing, failover, idempotent) after canceling the previous pending one, and answers the checkout with `payment` expanded (its instructions). Authorised by `client_secret` in the body, not by an API key (a wrong one is 401 `client_secret_invalid`). A completed or expired checkout is 409 `checkout_not_open`, a selection already running 409 `checkout_busy`; a channel the checkout does not offer 422 `channel_not_offered`; the payment’s own refusals are those of `POST /payment/create` (409 `reference_no_conflict` when a live payment took the checkout’s `reference_no`; 422 `currency_not_supported`, `amount_out_of_range`, `channel_unavailable`; 503 `provider_unavailable`).',
         security: [],
         params: Type.Object({ id: Type.String({ description: '`cs_…`' }) }),
         body: SelectCheckoutBodySchema,

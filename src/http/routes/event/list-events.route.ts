@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { findEvent, listEvents } from '../../../modules/events/event-log-repo.ts';
 import { eventObjectTemplate } from '../../../catalogue/event-examples.ts';
 import { eventView } from '../../../modules/events/event-view.ts';
+import { unknownCursorError } from '../../cursor-page.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { EventSchema, listOf } from '../../schemas/webhook.schema.ts';
@@ -14,7 +14,13 @@ import { tenantOf } from '../webhook-route-helpers.ts';
 const Query = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    starting_after: Type.Optional(Type.String({ maxLength: 64, description: 'An event id: the page starts after it.' })),
+    starting_after: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          'An event id: the page starts after it. An id that is not one of your events in this environment is a 400 `unknown_cursor`.',
+      }),
+    ),
     type: Type.Optional(
       Type.String({
         maxLength: 100,
@@ -49,11 +55,7 @@ export function registerListEvents(app: FastifyInstance, deps: RouteDeps): void 
         const cursor = isIdOf('event', q.starting_after)
           ? await findEvent(deps.store, t.merchantId, t.environment, q.starting_after)
           : undefined;
-        if (cursor === undefined) {
-          throw new ApiError('invalid_request', 'The request has invalid fields.', {
-            details: [{ field: 'query.starting_after', issue: 'invalid_value', message: 'no such event' }],
-          });
-        }
+        if (cursor === undefined) throw unknownCursorError('events');
         after = { createdAt: cursor.createdAt, id: cursor.id };
       }
       const rows = await listEvents(deps.store, t.merchantId, t.environment, {

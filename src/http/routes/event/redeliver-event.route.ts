@@ -18,7 +18,7 @@ export function registerRedeliverEvent(app: FastifyInstance, deps: RouteDeps): v
         tags: ['events'],
         summary: 'Send an event again',
         description:
-          'Schedules new deliveries of the event at once, with a fresh retry schedule: to one endpoint (`endpoint_id`), to the payment’s callback_url (`callback_url: true`), or (empty body) to every enabled endpoint subscribed to its type and the callback_url. The `webhook-id` stays the event id.',
+          'Schedules new deliveries of the event at once, with a fresh retry schedule: to one endpoint (`endpoint_id`), to the payment’s callback_url (`callback_url: true`), or (empty body) to every enabled endpoint subscribed to its type and the callback_url. The `webhook-id` stays the event id. `endpoint_id` and `callback_url` together are `invalid_value`; `callback_url: true` for an event whose payment has none is `no_callback_url`; a disabled endpoint is 409 `webhook_endpoint_disabled`.',
         params: IdParams('`evt_…`'),
         body: RedeliverBodySchema,
         response: { 202: listOf(WebhookDeliverySchema, 'The deliveries scheduled.'), ...errorResponses },

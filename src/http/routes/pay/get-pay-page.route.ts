@@ -10,6 +10,8 @@ import { qrSvg } from '../../pages/qr-svg.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { serveCheckoutPage } from './serve-checkout-page.ts';
 import { serveLinkPage } from './serve-link-page.ts';
+import { errorResponses } from '../../schemas/error.schema.ts';
+import { htmlResponse } from '../../schemas/html-response.ts';
 
 function sendPage(reply: FastifyReply, status: number, locale: Locale, body: string): FastifyReply {
   return reply.code(status).headers(payPageHeaders(locale)).send(body);
@@ -37,11 +39,11 @@ export function registerPayPage(app: FastifyInstance, deps: RouteDeps): void {
         description:
           'Server-rendered HTML for the payer: amount, instructions for the channel (virtual account, e-wallet QR code and links, counter payment code and outlets), expiry countdown and live status. Works without JavaScript. No API key: the payment id is the capability. Link payers to the payment’s `pay_url`. For a checkout (`cs_…`, its `url`) the page lists the methods the payer can choose among (each a form post to `/pay/{id}/select`), then shows the chosen payment’s instructions in place; `?choose=1` lists the methods again (go back and choose another). For a payment link (`plink_…`, its `url`) the page shows what the merchant asks for and a form (to `/pay/{id}/start`) that starts a checkout. In English or Indonesian: `?lang=en` or `?lang=id` if given (the page’s language switch sets it), else the best match of `Accept-Language`, else English; answers carry `Content-Language` and `Vary: Accept-Language`.',
         security: [],
-        produces: ['text/html'],
         params: Type.Object({ id: Type.String({ description: '`pay_…`, `cs_…` or `plink_…`' }) }),
         response: {
-          200: Type.String({ description: 'The page (text/html).' }),
-          404: Type.String({ description: 'Unknown payment, checkout or payment link (text/html).' }),
+          200: htmlResponse('The page (text/html).'),
+          404: htmlResponse('Unknown payment, checkout or payment link (text/html).'),
+          ...errorResponses,
         },
       },
     },

@@ -6,6 +6,8 @@ import { httpStatusOf } from '../../../lib/error-catalogue.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import { selectCheckoutMethod } from '../../../modules/checkouts/index.ts';
 import type { RouteDeps } from '../../route-deps.ts';
+import { errorResponses } from '../../schemas/error.schema.ts';
+import { htmlResponse } from '../../schemas/html-response.ts';
 import { payerFormScope, seeOther } from './payer-form-scope.ts';
 import { localeOf, serveCheckoutPage } from './serve-checkout-page.ts';
 
@@ -47,14 +49,14 @@ export function registerSelectOnPage(app: FastifyInstance, deps: RouteDeps): voi
             'The form the hosted checkout page posts (`application/x-www-form-urlencoded`). Selects like `POST /checkout/{id}/select`, authorised by the page (the unguessable `cs_…` id) instead of the client secret, and only if the checkout is still at the `version` the page showed. Answers `303 See Other` to the page; a method that cannot be used answers the page again with the reason. For your own UI use `POST /checkout/{id}/select`.',
           security: [],
           consumes: ['application/x-www-form-urlencoded'],
-          produces: ['text/html'],
           params: Type.Object({ id: Type.String({ description: '`cs_…`' }) }),
           body: FormSchema,
           response: {
+            ...errorResponses,
             303: Type.Null({ description: 'To the checkout page (`Location`).' }),
-            404: Type.String({ description: 'Unknown checkout (text/html).' }),
-            422: Type.String({ description: 'The method cannot be used: the page again, with the reason (text/html).' }),
-            503: Type.String({ description: 'A provider is unavailable: the page again, with the reason (text/html).' }),
+            404: htmlResponse('Unknown checkout (text/html).'),
+            422: htmlResponse('The method cannot be used: the page again, with the reason (text/html).'),
+            503: htmlResponse('A provider is unavailable: the page again, with the reason (text/html).'),
           },
         },
       },
@@ -80,7 +82,11 @@ export function registerSelectOnPage(app: FastifyInstance, deps: RouteDeps): voi
         });
         if (result.kind === 'response' || SHOW_AGAIN.has(result.code)) {
           const to = seeOther(page);
-          return reply.code(to.code).headers(to.headers).send(null);
+          // No body at all (not even `null`): the document declares none for a redirect.
+          return reply
+            .code(to.code)
+            .headers(to.headers)
+            .send(undefined as unknown as null);
         }
         if (result.code === 'resource_not_found')
           return serveCheckoutPage(deps, reply, { checkoutId, locale, chooseAgain: true });

@@ -4,6 +4,8 @@ import { Type } from '@sinclair/typebox';
 import { httpStatusOf } from '../../../lib/error-catalogue.ts';
 import { startCheckoutFromLink } from '../../../modules/payment-links/index.ts';
 import type { RouteDeps } from '../../route-deps.ts';
+import { errorResponses } from '../../schemas/error.schema.ts';
+import { htmlResponse } from '../../schemas/html-response.ts';
 import { payerFormScope, seeOther } from './payer-form-scope.ts';
 import { localeOf } from './serve-checkout-page.ts';
 import { payerAmountText, serveLinkPage } from './serve-link-page.ts';
@@ -36,15 +38,15 @@ export function registerStartOnPage(app: FastifyInstance, deps: RouteDeps): void
             'The form the payment-link page (`/pay/plink_…`) posts (`application/x-www-form-urlencoded`): starts a checkout like `POST /payment_link/{id}/checkout` and answers `303 See Other` to its hosted page. The form names its visit, so posting it twice makes one checkout. A refusal (amount outside the bounds, a used-up, inactive or expired link) answers the link page again with the reason.',
           security: [],
           consumes: ['application/x-www-form-urlencoded'],
-          produces: ['text/html'],
           params: Type.Object({ id: Type.String({ description: '`plink_…`' }) }),
           body: FormSchema,
           response: {
+            ...errorResponses,
             303: Type.Null({ description: "To the checkout's page (`Location`)." }),
-            404: Type.String({ description: 'Unknown payment link (text/html).' }),
-            409: Type.String({ description: 'The link is used up, inactive or expired: its page, saying so (text/html).' }),
-            422: Type.String({ description: 'The amount cannot be taken: the page again, with the reason (text/html).' }),
-            503: Type.String({ description: 'No provider can take it now: the page again, with the reason (text/html).' }),
+            404: htmlResponse('Unknown payment link (text/html).'),
+            409: htmlResponse('The link is used up, inactive or expired: its page, saying so (text/html).'),
+            422: htmlResponse('The amount cannot be taken: the page again, with the reason (text/html).'),
+            503: htmlResponse('No provider can take it now: the page again, with the reason (text/html).'),
           },
         },
       },
@@ -58,7 +60,11 @@ export function registerStartOnPage(app: FastifyInstance, deps: RouteDeps): void
         });
         if (result.kind === 'response' || result.kind === 'revisit') {
           const to = seeOther(`/pay/${result.checkoutId}?lang=${locale}`);
-          return reply.code(to.code).headers(to.headers).send(null);
+          // No body at all (not even `null`): the document declares none for a redirect.
+          return reply
+            .code(to.code)
+            .headers(to.headers)
+            .send(undefined as unknown as null);
         }
         if (result.code === 'resource_not_found') return serveLinkPage(deps, reply, { linkId, locale });
         const status = httpStatusOf(result.code);

@@ -20,7 +20,7 @@ export function registerCreatePayment(app: FastifyInstance, deps: RouteDeps): vo
         tags: ['payments'],
         summary: 'Create a payment',
         description:
-          'Creates a payment and returns it with the instructions the payer needs. Send an `Idempotency-Key` header so that retries never create a second payment.',
+          'Creates a payment and returns it with the instructions the payer needs. Send an `Idempotency-Key` header so that retries never create a second payment. A `reference_no` already used by a live payment is 409 `reference_no_conflict`. When no connector can take it: 422 `currency_not_supported`, `amount_out_of_range` or `channel_unavailable`; when no provider answers, 503 `provider_unavailable` (retry with the same key).',
         headers: IdempotencyKeyHeadersSchema,
         body: CreatePaymentBodySchema,
         response: { 201: Type.Ref(PaymentSchema), ...errorResponses },

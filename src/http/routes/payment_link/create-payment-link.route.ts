@@ -20,7 +20,7 @@ export function registerCreatePaymentLink(app: FastifyInstance, deps: RouteDeps)
         tags: ['payment links'],
         summary: 'Create a payment link',
         description:
-          'Creates a reusable payment link (`url`): a fixed `amount`, or `amount_min` and `amount_max` between which the payer enters the amount; optionally at most `max_uses` payments and an `expires_at`. Each visit (the payer pressing Pay, `POST /payment_link/{id}/checkout`) creates a checkout. Send an `Idempotency-Key` header so that retries never create a second link.',
+          'Creates a reusable payment link (`url`): a fixed `amount`, or `amount_min` and `amount_max` between which the payer enters the amount; optionally at most `max_uses` payments and an `expires_at`. Each visit (the payer pressing Pay, `POST /payment_link/{id}/checkout`) creates a checkout. Send an `Idempotency-Key` header so that retries never create a second link. Rules the schema cannot state, with their issues: exactly one of `amount` or both `amount_min` and `amount_max` (`exclusive_fields`; a missing one is `required`), `amount_min` ≤ `amount_max` (`bounds_inverted`), amounts with at most the currency’s minor-unit digits (`amount_too_precise`) in an active currency (`unknown_currency`), `expires_at` in the future (`not_in_future`), payer URLs http(s) (`invalid_url`); the amount (or both bounds) must be one the link’s channels can serve: otherwise 422 `channel_unavailable` or `amount_out_of_range`.',
         headers: IdempotencyKeyHeadersSchema,
         body: CreatePaymentLinkBodySchema,
         response: { 201: Type.Ref(PaymentLinkSchema), ...errorResponses },

@@ -20,7 +20,10 @@ const ListPaymentLinksQuerySchema = Type.Object(
   {
     limit: PageLimit(),
     starting_after: Type.Optional(
-      Type.String({ description: 'A `next_cursor`: the id of the last payment link of the previous page.' }),
+      Type.String({
+        description:
+          'A `next_cursor`: the id of the last payment link of the previous page. An id that is not one of your payment links in this environment is a 400 `unknown_cursor`.',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -9,6 +9,7 @@ import { principalOf } from '../../plugins/auth.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { PaymentMethodListSchema } from '../../schemas/payment-method.schema.ts';
+import { REQUEST_PATTERNS } from '../../schemas/schema-helpers.ts';
 
 const QuerySchema = Type.Object(
   {
@@ -18,11 +19,15 @@ const QuerySchema = Type.Object(
       Type.String({
         maxLength: 64,
         description:
-          'Only methods that accept this amount (major units, at most the currency’s minor-unit digits, e.g. `150000.00`). Requires `currency`.',
+          'Only methods that accept this amount (major units, at most the currency’s minor-unit digits, e.g. `150000.00`). Requires `currency` (without it, `required`); `amount_too_precise`, `amount_too_large`, `amount_not_positive` and `amount_not_a_number` as for create.',
       }),
     ),
     currency: Type.Optional(
-      Type.String({ maxLength: 3, description: 'Only methods that accept this ISO 4217 currency; shows its bounds only.' }),
+      Type.String({
+        maxLength: 3,
+        pattern: REQUEST_PATTERNS.currency,
+        description: 'Only methods that accept this ISO 4217 currency (`unknown_currency` if it is none); shows its bounds only.',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -8,6 +8,7 @@ import { idempotencyKeyOf } from '../../idempotency-header.ts';
 import { instantOf } from '../../instant.ts';
 import { sendOperationResult } from '../../operation-reply.ts';
 import { principalOf } from '../../plugins/auth.ts';
+import { IdempotencyKeyHeadersSchema } from '../../idempotency-header.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { CreateReconciliationBodySchema, ReconciliationSchema } from '../../schemas/reconciliation.schema.ts';
 
@@ -21,11 +22,7 @@ export function registerCreateReconciliation(app: FastifyInstance, deps: RouteDe
         summary: "Reconcile a provider's settlement report",
         description:
           "Fetches the connector's settlement report for [from, to), keeps the lines that are yours in this environment, and compares them with the payments Tributary recorded as settled: each line is `matched` or a discrepancy (`missing_in_ours`, `missing_in_report`, `amount_mismatch`, `currency_mismatch`, `duplicate`, `unknown_reference`, `late`; docs/money.md). Emits `reconciliation.completed`, and `reconciliation.discrepancy` when any line differs. 201 for a new reconciliation; the same connector, window and inputs (report lines and our records) answer the existing one with 200 and change nothing. Send an `Idempotency-Key` to make retries safe.",
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ description: '1-255 printable ASCII characters; see docs/idempotency.md.' }),
-          ),
-        }),
+        headers: IdempotencyKeyHeadersSchema,
         body: CreateReconciliationBodySchema,
         response: { 200: Type.Ref(ReconciliationSchema), 201: Type.Ref(ReconciliationSchema), ...errorResponses },
       },

@@ -22,7 +22,7 @@ const SimulateBodySchema = Type.Object(
       Type.Number({
         exclusiveMinimum: 0,
         description:
-          'With `succeeded` only: what the payer pays, in major units, parsed exactly like create. Less than the amount is a partial payment (bank only), more an over-payment (bank only).',
+          'With `succeeded` only (with another outcome it is `not_allowed`): what the payer pays, in major units, parsed exactly like create (`amount_too_precise`, `amount_too_large`). Less than the amount is a partial payment (bank only), more an over-payment (bank only); an amount the provider refuses is `amount_not_accepted`.',
       }),
     ),
   },
@@ -56,7 +56,7 @@ export function registerSimulatePayment(app: FastifyInstance, deps: RouteDeps): 
         tags: ['sandbox'],
         summary: 'Simulate what the payer or the provider does (sandbox only)',
         description:
-          'Asks the sandbox provider to make it happen. The provider then notifies Tributary with a signed notification, exactly as a real provider does, and the payment changes when that notification is processed (within a moment in the embedded default). Never writes the payment directly. Production keys get 404. See docs/sandbox.md for every outcome and the magic amounts.',
+          'Asks the sandbox provider to make it happen. The provider then notifies Tributary with a signed notification, exactly as a real provider does, and the payment changes when that notification is processed (within a moment in the embedded default). Never writes the payment directly. Production keys get 404. An outcome the payment’s state does not allow (failing a succeeded payment, settling an unpaid one) is 409 `payment_state_conflict`. See docs/sandbox.md for every outcome and the magic amounts.',
         params: Type.Object({ id: Type.String({ maxLength: 64, description: '`pay_…`' }) }),
         body: SimulateBodySchema,
         response: { 202: SimulationSchema, ...errorResponses },

@@ -17,7 +17,7 @@ export function registerCreateWebhookEndpoint(app: FastifyInstance, deps: RouteD
         tags: ['webhooks'],
         summary: 'Register a webhook endpoint',
         description:
-          'Registers a URL that receives signed events (Standard Webhooks). The answer carries the signing secret `whsec_…` — the only time it is shown.',
+          'Registers a URL that receives signed events (Standard Webhooks). The answer carries the signing secret `whsec_…` — the only time it is shown. At most 20 endpoints per merchant and environment (else 422 `webhook_endpoint_limit_reached`).',
         body: CreateWebhookEndpointBodySchema,
         response: { 201: Type.Ref(WebhookEndpointWithSecretSchema), ...errorResponses },
       },
