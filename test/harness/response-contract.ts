@@ -192,7 +192,11 @@ export class ResponseContract {
     if (method === 'head' || !contentType.endsWith('json')) return problems;
     const pointer = ['paths', template, lookup, 'responses', statusKey, 'content', contentType, 'schema'];
     const ref = `openapi.json#/${pointer.map(pointerSegment).join('/')}`;
-    problems.push(...this.errorBodyProblems(exchange, requestId, ref, exchange.status >= 400));
+    // The error rules (request_id, Retry-After, …) hold for the error body, not for every 4xx/5xx
+    // (GET /readyz answers 503 with its checks).
+    const schema = content[contentType]?.schema as { $ref?: string } | undefined;
+    const isErrorBody = schema?.$ref === '#/components/schemas/Error';
+    problems.push(...this.errorBodyProblems(exchange, requestId, ref, isErrorBody));
     return problems;
   }
 
