@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '25fff1ad2ccda261b6fa0a96334ef18c7fea11d322b85c550e3812194ad3dd62';
+    public const OPENAPI_SHA256 = '7a7c8edb1d8fb83cb3cbdf2715f90aafebb02ffc69d1959bcb5f09b95e9caf9d';
 }

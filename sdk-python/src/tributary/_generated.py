@@ -81,7 +81,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "25fff1ad2ccda261b6fa0a96334ef18c7fea11d322b85c550e3812194ad3dd62"
+OPENAPI_SHA256: Final = "7a7c8edb1d8fb83cb3cbdf2715f90aafebb02ffc69d1959bcb5f09b95e9caf9d"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -328,8 +328,9 @@ class Payment(TypedDict):
     routing: PaymentRouting | None
     #: When the payer's personal data (`email`, and e-mail addresses in `description` and `metadata`
     #: values) was erased, by `POST /payment/{id}/erase_payer_data` or the retention period
-    #: (docs/payer-data.md); null while it is kept.
-    payer_data_erased_at: str | None
+    #: (docs/payer-data.md); null while it is kept. Absent only from an idempotent replay of an
+    #: answer stored before this field existed (replays are byte for byte).
+    payer_data_erased_at: NotRequired[str | None]
 
 
 class PaymentList(TypedDict):
@@ -928,8 +929,9 @@ class Checkout(TypedDict):
     #: When it completed or expired.
     closed_at: str | None
     #: When the payer's personal data was erased with its payments' (docs/payer-data.md); null while
-    #: it is kept.
-    payer_data_erased_at: str | None
+    #: it is kept. Absent only from an idempotent replay of an answer stored before this field
+    #: existed (replays are byte for byte).
+    payer_data_erased_at: NotRequired[str | None]
     #: Only in the create answer: authorises the payer's selection.
     client_secret: NotRequired[str]
 

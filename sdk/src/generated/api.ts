@@ -4,7 +4,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = '25fff1ad2ccda261b6fa0a96334ef18c7fea11d322b85c550e3812194ad3dd62';
+export const OPENAPI_SHA256 = '7a7c8edb1d8fb83cb3cbdf2715f90aafebb02ffc69d1959bcb5f09b95e9caf9d';
 
 // ---- Objects (components.schemas) ----
 
@@ -180,8 +180,8 @@ export type Payment = {
       error_code: string | null;
     }[];
   } | null;
-  /** When the payer's personal data (`email`, and e-mail addresses in `description` and `metadata` values) was erased, by `POST /payment/{id}/erase_payer_data` or the retention period (docs/payer-data.md); null while it is kept. */
-  payer_data_erased_at: string | null;
+  /** When the payer's personal data (`email`, and e-mail addresses in `description` and `metadata` values) was erased, by `POST /payment/{id}/erase_payer_data` or the retention period (docs/payer-data.md); null while it is kept. Absent only from an idempotent replay of an answer stored before this field existed (replays are byte for byte). */
+  payer_data_erased_at?: string | null;
 };
 
 export type PaymentList = {
@@ -628,8 +628,8 @@ export type Checkout = {
   updated_at: string;
   /** When it completed or expired. */
   closed_at: string | null;
-  /** When the payer's personal data was erased with its payments' (docs/payer-data.md); null while it is kept. */
-  payer_data_erased_at: string | null;
+  /** When the payer's personal data was erased with its payments' (docs/payer-data.md); null while it is kept. Absent only from an idempotent replay of an answer stored before this field existed (replays are byte for byte). */
+  payer_data_erased_at?: string | null;
   /** Only in the create answer: authorises the payer's selection. */
   client_secret?: string;
 };

@@ -93,8 +93,12 @@ export const CheckoutSchema = Type.Object(
     created_at: Timestamp('When it was created.'),
     updated_at: Timestamp('When it last changed.'),
     closed_at: Nullable(Timestamp('When it completed or expired.')),
-    payer_data_erased_at: Nullable(
-      Timestamp("When the payer's personal data was erased with its payments' (docs/payer-data.md); null while it is kept."),
+    payer_data_erased_at: Type.Optional(
+      Nullable(
+        Timestamp(
+          "When the payer's personal data was erased with its payments' (docs/payer-data.md); null while it is kept. Absent only from an idempotent replay of an answer stored before this field existed (replays are byte for byte).",
+        ),
+      ),
     ),
     client_secret: Type.Optional(Type.String({ description: "Only in the create answer: authorises the payer's selection." })),
   },

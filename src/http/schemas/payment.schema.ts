@@ -270,9 +270,13 @@ export const PaymentSchema = Type.Object(
       }),
     ),
     routing: Nullable(RoutingSchema),
-    payer_data_erased_at: Nullable(
-      Timestamp(
-        "When the payer's personal data (`email`, and e-mail addresses in `description` and `metadata` values) was erased, by `POST /payment/{id}/erase_payer_data` or the retention period (docs/payer-data.md); null while it is kept.",
+    // Optional: an answer stored under an Idempotency-Key before this field existed is replayed
+    // byte for byte, without it (found by the upgrade test from release a88605a).
+    payer_data_erased_at: Type.Optional(
+      Nullable(
+        Timestamp(
+          "When the payer's personal data (`email`, and e-mail addresses in `description` and `metadata` values) was erased, by `POST /payment/{id}/erase_payer_data` or the retention period (docs/payer-data.md); null while it is kept. Absent only from an idempotent replay of an answer stored before this field existed (replays are byte for byte).",
+        ),
       ),
     ),
   },

@@ -85,7 +85,10 @@ final class Checkout extends Model
     /** When it completed or expired. */
     public readonly ?string $closed_at;
 
-    /** When the payer's personal data was erased with its payments' (docs/payer-data.md); null while it is kept. */
+    /**
+     * When the payer's personal data was erased with its payments' (docs/payer-data.md); null while it is kept. Absent
+     * only from an idempotent replay of an answer stored before this field existed (replays are byte for byte).
+     */
     public readonly ?string $payer_data_erased_at;
 
     /** Only in the create answer: authorises the payer's selection. */

@@ -157,6 +157,7 @@ final class Payment extends Model
     /**
      * When the payer's personal data (`email`, and e-mail addresses in `description` and `metadata` values) was erased,
      * by `POST /payment/{id}/erase_payer_data` or the retention period (docs/payer-data.md); null while it is kept.
+     * Absent only from an idempotent replay of an answer stored before this field existed (replays are byte for byte).
      */
     public readonly ?string $payer_data_erased_at;
 
