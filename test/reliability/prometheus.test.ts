@@ -57,16 +57,19 @@ describe(
     const secret = newSecret();
     const dir = tempDir('prometheus');
 
-    const query = async (promql: string): Promise<PromVector[]> => {
-      const res = await call(promUrl, 'GET', `/api/v1/query?query=${encodeURIComponent(promql)}`, { timeoutMs: 5_000 });
-      if (!res.ok || res.status !== 200) return [];
-      return res.json<{ data: { result: PromVector[] } }>().data.result;
+    // Prometheus' own HTTP API, not Tributary's: plain fetch, outside the contract-checking client.
+    const promGet = async <T>(path: string): Promise<T | undefined> => {
+      try {
+        const res = await fetch(`${promUrl}${path}`, { signal: AbortSignal.timeout(5_000) });
+        return res.status === 200 ? ((await res.json()) as T) : undefined;
+      } catch {
+        return undefined;
+      }
     };
-    const rules = async (): Promise<PromRule[]> => {
-      const res = await call(promUrl, 'GET', '/api/v1/rules', { timeoutMs: 5_000 });
-      if (!res.ok || res.status !== 200) return [];
-      return res.json<{ data: { groups: { rules: PromRule[] }[] } }>().data.groups.flatMap((g) => g.rules);
-    };
+    const query = async (promql: string): Promise<PromVector[]> =>
+      (await promGet<{ data: { result: PromVector[] } }>(`/api/v1/query?query=${encodeURIComponent(promql)}`))?.data.result ?? [];
+    const rules = async (): Promise<PromRule[]> =>
+      (await promGet<{ data: { groups: { rules: PromRule[] }[] } }>('/api/v1/rules'))?.data.groups.flatMap((g) => g.rules) ?? [];
     /** Polls `check` until it returns a value (bounded); `tick` runs between polls (traffic). */
     async function until<T>(what: string, check: () => Promise<T | undefined>, tick: () => Promise<void>): Promise<T> {
       const deadline = Date.now() + WAIT_MS;

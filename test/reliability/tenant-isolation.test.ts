@@ -155,6 +155,8 @@ const CREATORS: Record<string, { prefix: string; create: Creator }> = {
 const PUBLIC_BY_DESIGN = new Set([
   '/pay/{id}',
   '/pay/{id}/status',
+  '/pay/{id}/select',
+  '/pay/{id}/start',
   '/checkout/{id}/select',
   '/payment_link/{id}/checkout',
   '/provider/{connector}/callback',
