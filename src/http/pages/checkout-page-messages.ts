@@ -13,7 +13,6 @@ export interface CheckoutPageMessages {
   choose: { title: string; detail: string };
   channels: Record<Channel, string>;
   noMethods: string;
-  payBefore: string;
   cancel: (merchant: string) => string;
   chooseAnother: string;
   selecting: { title: string; detail: string };
@@ -31,7 +30,6 @@ const en: CheckoutPageMessages = {
   choose: { title: 'Choose how to pay', detail: 'Pick a method; its payment instructions appear on this page.' },
   channels: { bank: 'Bank transfer (virtual account)', ewallet: 'E-wallet', counter: 'Pay in cash at an outlet' },
   noMethods: 'No payment method is available for this amount right now. Please try again later.',
-  payBefore: 'Pay before',
   cancel: (merchant) => `Cancel and return to ${merchant}`,
   chooseAnother: 'Choose another payment method',
   selecting: { title: 'Preparing your payment', detail: 'This takes a few seconds. This page updates by itself.' },
@@ -59,7 +57,6 @@ const id: CheckoutPageMessages = {
   choose: { title: 'Pilih cara bayar', detail: 'Pilih satu metode; petunjuk pembayarannya muncul di halaman ini.' },
   channels: { bank: 'Transfer bank (virtual account)', ewallet: 'Dompet digital', counter: 'Bayar tunai di gerai' },
   noMethods: 'Saat ini tidak ada metode pembayaran untuk jumlah ini. Silakan coba lagi nanti.',
-  payBefore: 'Bayar sebelum',
   cancel: (merchant) => `Batalkan dan kembali ke ${merchant}`,
   chooseAnother: 'Pilih metode pembayaran lain',
   selecting: { title: 'Menyiapkan pembayaran Anda', detail: 'Ini memerlukan beberapa detik. Halaman ini diperbarui sendiri.' },

@@ -4,9 +4,17 @@ import type { PayerCheckout } from '../../modules/checkouts/index.ts';
 import { isFinalForPayer, payerState } from '../../modules/payments/index.ts';
 import { CHECKOUT_PAGE_MESSAGES } from './checkout-page-messages.ts';
 import { html, htmlDocument, safeHref, type SafeHtml, trusted } from './html.ts';
-import { formatAmount, formatDateTime, htmlLang, type Locale, localeHeaders, localeSwitch } from './locale.ts';
+import { formatAmount, htmlLang, type Locale, localeHeaders, localeSwitch } from './locale.ts';
 import { PAY_PAGE_MESSAGES } from './pay-page-messages.ts';
-import { instructionsSection, NO_SCRIPT_REFRESH_SECONDS, PAYER_PAGE_HEADERS, PAYER_SCRIPT, PAYER_STYLE } from './pay-page.ts';
+import {
+  instructionsSection,
+  payBeforeSection,
+  payerHeader,
+  NO_SCRIPT_REFRESH_SECONDS,
+  PAYER_PAGE_HEADERS,
+  PAYER_SCRIPT,
+  PAYER_STYLE,
+} from './pay-page.ts';
 
 /**
  * The hosted checkout page (`GET /pay/cs_…`, docs/checkout.md section 7): the payer chooses a
@@ -165,13 +173,7 @@ export function renderCheckoutPage({ view, now, locale, qr, notice }: CheckoutPa
       data-text-time-up="${payText.timeUp}"
       data-text-copied="${payText.copied}"
     >
-      ${localeSwitch(locale, (l) => `/pay/${encodeURIComponent(c.id)}?lang=${l}`)}
-      ${c.environment === 'sandbox' ? html`<p class="sandbox" id="sandbox-banner">${payText.sandboxBanner}</p>` : ''}
-      <section class="card">
-        <p class="merchant">${payText.payTo(html`<strong id="merchant-name">${view.merchantName}</strong>`)}</p>
-        <p class="amount" id="amount">${amount}</p>
-        ${c.description === null ? '' : html`<p class="description" id="description">${c.description}</p>`}
-      </section>
+      ${payerHeader({ id: c.id, environment: c.environment, merchantName: view.merchantName, amount, description: c.description, locale })}
       ${notice === undefined ? '' : html`<section class="card notice" id="notice" role="alert"><p>${t.refused(notice.code)}</p></section>`}
       <section
         class="card status state-${stateClass}"
@@ -187,18 +189,7 @@ export function renderCheckoutPage({ view, now, locale, qr, notice }: CheckoutPa
       </section>
       ${view.state === 'choosing' ? methodList(view, locale) : ''} ${instructions}
       ${view.state === 'paying' ? html`<a class="again" id="choose-another" href="/pay/${c.id}?choose=1&amp;lang=${locale}">${t.chooseAnother}</a>` : ''}
-      ${
-        final
-          ? ''
-          : html`<section class="card">
-              <p class="expiry">
-                ${t.payBefore}
-                <time id="expires-at" datetime="${payBefore.toISOString()}"
-                  ><span id="expires-text">${formatDateTime(payBefore, locale)}</span></time
-                ><span id="countdown"></span>
-              </p>
-            </section>`
-      }
+      ${final ? '' : payBeforeSection(payBefore, locale)}
       ${view.state === 'choosing' ? back(c.cancelUrl, t.cancel(view.merchantName), 'cancel-link', 'secondary') : ''}
       <p class="foot">${t.checkout(c.id)}</p>
     </main>

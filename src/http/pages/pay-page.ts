@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Environment } from '../../kernel/index.ts';
 import type { Instructions } from '../../connectors/core/connector.ts';
 import type { PayerPayment } from '../../modules/payments/payment-query-repo.ts';
 import { isFinalForPayer, type PayerState } from '../../modules/payments/payer-status.ts';
@@ -270,6 +271,37 @@ export function instructionsSection(
   }
 }
 
+/** What every payer page starts with: the language switch, the sandbox banner, who is paid and how much. */
+export function payerHeader(o: {
+  id: string;
+  environment: Environment;
+  merchantName: string;
+  amount: string;
+  description: string | null;
+  locale: Locale;
+}): SafeHtml {
+  const t = PAY_PAGE_MESSAGES[o.locale];
+  return html`${localeSwitch(o.locale, (l) => `/pay/${encodeURIComponent(o.id)}?lang=${l}`)}
+    ${o.environment === 'sandbox' ? html`<p class="sandbox" id="sandbox-banner">${t.sandboxBanner}</p>` : ''}
+    <section class="card">
+      <p class="merchant">${t.payTo(html`<strong id="merchant-name">${o.merchantName}</strong>`)}</p>
+      <p class="amount" id="amount">${o.amount}</p>
+      ${o.description === null ? '' : html`<p class="description" id="description">${o.description}</p>`}
+    </section>`;
+}
+
+/** "Pay before …" in the page's language, with the countdown the page script fills in. */
+export function payBeforeSection(expiresAt: Date, locale: Locale): SafeHtml {
+  return html`<section class="card">
+    <p class="expiry">
+      ${PAY_PAGE_MESSAGES[locale].payBefore}
+      <time id="expires-at" datetime="${expiresAt.toISOString()}"
+        ><span id="expires-text">${formatDateTime(expiresAt, locale)}</span></time
+      ><span id="countdown"></span>
+    </p>
+  </section>`;
+}
+
 function layout(locale: Locale, title: string, head: SafeHtml | string, body: SafeHtml): string {
   return htmlDocument({ title, lang: htmlLang(locale), referrer: 'no-referrer', head: html`${STYLE_ELEMENT} ${head}`, body });
 }
@@ -281,17 +313,7 @@ export function renderPayPage({ payment: p, state, now, qr, locale }: PayPageInp
   const text = t.states[state];
   const instructions =
     state === 'payable' && p.instructions !== null ? instructionsSection(p, p.instructions, amount, qr, t) : '';
-  const expiry =
-    state === 'payable'
-      ? html`<section class="card">
-          <p class="expiry">
-            ${t.payBefore}
-            <time id="expires-at" datetime="${p.expiresAt.toISOString()}"
-              ><span id="expires-text">${formatDateTime(p.expiresAt, locale)}</span></time
-            ><span id="countdown"></span>
-          </p>
-        </section>`
-      : '';
+  const expiry = state === 'payable' ? payBeforeSection(p.expiresAt, locale) : '';
   const head = final ? '' : html`<noscript><meta http-equiv="refresh" content="${NO_SCRIPT_REFRESH_SECONDS}" /></noscript>`;
   const checkedAt = html`<time id="checked-at" datetime="${now.toISOString()}">${formatDateTime(now, locale)}</time>`;
   const body = html`<main
@@ -304,13 +326,7 @@ export function renderPayPage({ payment: p, state, now, qr, locale }: PayPageInp
       data-text-time-up="${t.timeUp}"
       data-text-copied="${t.copied}"
     >
-      ${localeSwitch(locale, (l) => `/pay/${encodeURIComponent(p.id)}?lang=${l}`)}
-      ${p.environment === 'sandbox' ? html`<p class="sandbox" id="sandbox-banner">${t.sandboxBanner}</p>` : ''}
-      <section class="card">
-        <p class="merchant">${t.payTo(html`<strong id="merchant-name">${p.merchantName}</strong>`)}</p>
-        <p class="amount" id="amount">${amount}</p>
-        ${p.description === null ? '' : html`<p class="description" id="description">${p.description}</p>`}
-      </section>
+      ${payerHeader({ ...p, amount, locale })}
       <section class="card status state-${state}" id="status" role="status" aria-live="polite">
         <h1 id="status-title">${text.title}</h1>
         <p id="status-detail">${text.detail(p.merchantName)}</p>
