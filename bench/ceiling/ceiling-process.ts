@@ -50,7 +50,7 @@ const principal: Principal = {
   merchantName: created.merchant.name,
   environment: 'sandbox',
   apiVersion: created.merchant.apiVersion,
-  keyId: created.sandbox.key.id,
+  actor: { kind: 'api_key', keyId: created.sandbox.key.id, keyPrefix: created.sandbox.key.displayPrefix },
 };
 const ctx: CreateWritesContext = {
   store,

@@ -39,7 +39,7 @@ export function creationCompleterJob(deps: CreatePaymentDeps & { abandonAfterMs:
           merchantName: merchant.name,
           environment: item.scope.environment,
           apiVersion: merchant.apiVersion,
-          keyId: 'completer',
+          actor: { kind: 'system' as const, name: 'completer' },
         };
         const result = await drive(deps, principal, item.scope, leaseToken, item.resourceId, 'completer');
         deps.log.info({ payment_id: item.resourceId, result: result.kind }, 'completed an abandoned create');

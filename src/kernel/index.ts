@@ -8,4 +8,4 @@ export { CHANNELS, type Channel, type ChannelRequest } from './channel.ts';
 export type { KeyedResult } from './keyed-result.ts';
 export type { LatePaymentPolicy, MerchantSettings, RoutingPreferences } from './merchant-settings.ts';
 export type { LifecycleDeps } from './module-deps.ts';
-export type { Environment, Principal } from './tenant.ts';
+export { type Actor, type Environment, keyIdOf, type Principal, type RequestOrigin, type Role, ROLES } from './tenant.ts';

@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   notification: 'ntf',
   checkout: 'cs',
   paymentLink: 'plink',
+  auditEntry: 'aud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -124,7 +124,7 @@ describe('reconciliation input checks', () => {
     merchantName: 'M',
     environment: 'sandbox' as const,
     apiVersion: '2026-11-01',
-    keyId: 'key_1',
+    actor: { kind: 'api_key' as const, keyId: 'key_1', keyPrefix: 'sk_test_1' },
   };
   const settling = createScriptedConnector('scripted_settles');
   const scripted = createScriptedConnector('scripted_silent');

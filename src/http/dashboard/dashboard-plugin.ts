@@ -13,6 +13,7 @@ import type { ReconcileDeps } from '../../modules/reconciliation/reconcile.ts';
 import type { RefundDeps } from '../../modules/refunds/create-refund.ts';
 import type { CancelPaymentDeps } from '../../modules/payments/cancel-payment.ts';
 import { html } from '../pages/html.ts';
+import { withOrigin } from '../plugins/auth.ts';
 import { barePage, DASHBOARD_HEADERS, type Frame, type Notice, page, type Screen } from './dashboard-layout.ts';
 import { clearSessionCookie, sameOriginProblem, sessionTokenOf } from './dashboard-session.ts';
 import type { Environment, Principal } from '../../kernel/index.ts';
@@ -226,8 +227,9 @@ async function resolveSession(deps: ScreenDeps, request: FastifyRequest, reply: 
     if (request.method === 'GET') return redirect(reply, '/dashboard/login');
     throw new DashboardError(401, NOTICES['session_ended']?.text ?? 'Sign in again.');
   }
-  request.dashboardSession = session;
-  request.principal = session.principal;
+  // Every screen acts with the session's principal and this request's origin (the audit log's).
+  request.dashboardSession = { ...session, principal: withOrigin(session.principal, request) };
+  request.principal = request.dashboardSession.principal;
   return undefined;
 }
 

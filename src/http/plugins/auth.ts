@@ -15,6 +15,17 @@ declare module 'fastify' {
 }
 
 const BEARER = /^Bearer ([^\s]+)$/i;
+const USER_AGENT_MAX = 256;
+
+/** The principal with where this request came from (the audit log's address, user agent and request id). */
+export function withOrigin(
+  principal: Principal,
+  request: { ip: string; id: string; headers: Record<string, string | string[] | undefined> },
+): Principal {
+  const agent = request.headers['user-agent'];
+  const userAgent = typeof agent === 'string' ? agent.slice(0, USER_AGENT_MAX) : null;
+  return { ...principal, origin: { address: request.ip, userAgent, requestId: request.id } };
+}
 
 /** The authenticated principal of a route that requires a key (set by the auth hook). */
 export function principalOf(request: { principal: Principal | null }): Principal {
@@ -49,9 +60,9 @@ export function registerAuth(app: FastifyInstance, authenticator: Authenticator)
       if (version === undefined || !KNOWN_API_VERSIONS.includes(version)) {
         throw new ApiError('invalid_api_version', `Unknown Api-Version. Known versions: ${KNOWN_API_VERSIONS.join(', ')}.`);
       }
-      request.principal = { ...principal, apiVersion: version };
+      request.principal = withOrigin({ ...principal, apiVersion: version }, request);
     } else {
-      request.principal = principal;
+      request.principal = withOrigin(principal, request);
     }
     reply.header('Api-Version', request.principal.apiVersion);
   });

@@ -13,7 +13,7 @@ export async function checkoutPrincipal(store: Store, checkout: Checkout): Promi
     merchantName: merchant.name,
     environment: checkout.environment,
     apiVersion: checkout.apiVersion,
-    keyId: `checkout:${checkout.id}`,
+    actor: { kind: 'system', name: `checkout:${checkout.id}` },
   };
 }
 

@@ -11,14 +11,14 @@ import type { Principal } from '../../kernel/index.ts';
  */
 /** Who a key acts for: the principal of a key row (an API request, or a dashboard session's key). */
 export function principalOfKey(
-  row: Pick<KeyPrincipalRow, 'keyId' | 'merchantId' | 'merchantName' | 'environment' | 'apiVersion' | 'settings'>,
+  row: Pick<KeyPrincipalRow, 'keyId' | 'keyPrefix' | 'merchantId' | 'merchantName' | 'environment' | 'apiVersion' | 'settings'>,
 ): Principal {
   return {
     merchantId: row.merchantId,
     merchantName: row.merchantName,
     environment: row.environment,
     apiVersion: row.apiVersion,
-    keyId: row.keyId,
+    actor: { kind: 'api_key', keyId: row.keyId, keyPrefix: row.keyPrefix },
     settings: row.settings,
   };
 }

@@ -5,6 +5,7 @@ import type { Environment, MerchantSettings } from '../../kernel/index.ts';
 /** Dashboard sessions (migration 0013): only the token's keyed hash is stored. */
 export interface LiveSession {
   keyId: string;
+  keyPrefix: string;
   merchantId: string;
   merchantName: string;
   environment: Environment;
@@ -35,6 +36,7 @@ export async function findLiveSession(
 ): Promise<LiveSession | undefined> {
   const rows = await q.query<{
     key_id: string;
+    display_prefix: string;
     merchant_id: string;
     name: string;
     environment: Environment;
@@ -43,7 +45,7 @@ export async function findLiveSession(
     created_at: Date;
     last_seen_at: Date;
   }>(
-    `SELECT s.key_id, k.merchant_id, m.name, k.environment, m.api_version, m.settings, s.created_at, s.last_seen_at
+    `SELECT s.key_id, k.display_prefix, k.merchant_id, m.name, k.environment, m.api_version, m.settings, s.created_at, s.last_seen_at
      FROM dashboard_sessions s JOIN api_keys k ON k.id = s.key_id JOIN merchants m ON m.id = k.merchant_id
      WHERE s.token_hash = $1 AND s.ended_at IS NULL AND s.last_seen_at > $2 AND s.created_at > $3
        AND k.revoked_at IS NULL AND k.expires_at IS NULL`,
@@ -53,6 +55,7 @@ export async function findLiveSession(
   if (r === undefined) return undefined;
   return {
     keyId: r.key_id,
+    keyPrefix: r.display_prefix,
     merchantId: r.merchant_id,
     merchantName: r.name,
     environment: r.environment,

@@ -122,6 +122,7 @@ export async function expireApiKey(q: Queryable, id: string, expiresAt: Date): P
 
 export interface KeyPrincipalRow {
   keyId: string;
+  keyPrefix: string;
   merchantId: string;
   merchantName: string;
   environment: Environment;
@@ -134,6 +135,7 @@ export interface KeyPrincipalRow {
 export async function findKeyByHash(q: Queryable, secretHash: string): Promise<KeyPrincipalRow | undefined> {
   const rows = await q.query<{
     id: string;
+    display_prefix: string;
     merchant_id: string;
     name: string;
     environment: Environment;
@@ -142,7 +144,7 @@ export async function findKeyByHash(q: Queryable, secretHash: string): Promise<K
     revoked_at: Date | null;
     settings: unknown;
   }>(
-    `SELECT k.id, k.merchant_id, m.name, k.environment, m.api_version, k.expires_at, k.revoked_at, m.settings
+    `SELECT k.id, k.display_prefix, k.merchant_id, m.name, k.environment, m.api_version, k.expires_at, k.revoked_at, m.settings
      FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.secret_hash = $1`,
     [secretHash],
   );
@@ -150,6 +152,7 @@ export async function findKeyByHash(q: Queryable, secretHash: string): Promise<K
   if (r === undefined) return undefined;
   return {
     keyId: r.id,
+    keyPrefix: r.display_prefix,
     merchantId: r.merchant_id,
     merchantName: r.name,
     environment: r.environment,

@@ -132,7 +132,7 @@ export async function startCheckoutFromLink(
     merchantName: merchant.name,
     environment: link.environment,
     apiVersion: link.apiVersion,
-    keyId: `payment_link:${link.id}`,
+    actor: { kind: 'system', name: `payment_link:${link.id}` },
   };
   const result = await createCheckout(
     deps,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { keyIdOf } from '../../../kernel/index.ts';
 import { isIdOf } from '../../../lib/ids.ts';
 import type { ApiKeyRecord } from '../../../modules/merchants/merchant-repo.ts';
 import { createMerchantService } from '../../../modules/merchants/merchant-service.ts';
@@ -68,7 +69,7 @@ export function registerKeysScreen(dashboard: FastifyInstance, deps: ScreenDeps)
       ? await merchants.rollKey(id, Number(hoursText) * 3_600_000, signedIn(request).scope)
       : undefined;
     if (rolled === undefined) throw new DashboardError(404, 'No such active key.');
-    const ownKey = id === signedIn(request).principal.keyId;
+    const ownKey = id === keyIdOf(signedIn(request).principal);
     // Rolling the session's own key ends the session: the new key is shown this once, then sign in with it.
     if (ownKey) clearSessionCookie(request, reply, deps.publicBaseUrl);
     return show(request, reply, 201, {
@@ -80,7 +81,7 @@ export function registerKeysScreen(dashboard: FastifyInstance, deps: ScreenDeps)
     const id = request.params.id;
     const outcome = isIdOf('apiKey', id) ? await merchants.revokeKey(id, signedIn(request).scope) : 'not_found';
     if (outcome === 'not_found') throw new DashboardError(404, 'No such key.');
-    if (id === signedIn(request).principal.keyId) {
+    if (id === keyIdOf(signedIn(request).principal)) {
       clearSessionCookie(request, reply, deps.publicBaseUrl);
       return redirect(reply, '/dashboard/login?notice=session_ended');
     }
@@ -143,7 +144,7 @@ function keysPage(
               const usable = k.revokedAt === null && (k.expiresAt === null || k.expiresAt > options.now);
               return html`<tr data-key-id="${k.id}">
                 <td>
-                  <code>${k.id}</code>${k.id === frame.principal.keyId ? html` <span class="muted">(this session)</span>` : ''}
+                  <code>${k.id}</code>${k.id === keyIdOf(frame.principal) ? html` <span class="muted">(this session)</span>` : ''}
                 </td>
                 <td><code>${k.displayPrefix}</code></td>
                 <td>${when(k.createdAt)}</td>

@@ -1,0 +1,12 @@
+/** The public entry of the audit module (docs/audit-log.md). */
+export {
+  AUDIT_ACTIONS,
+  type AuditAction,
+  type AuditEntry,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditSubject,
+  findAuditRecord,
+  listAuditLog,
+  recordAudit,
+} from './audit-log.ts';
