@@ -12,6 +12,7 @@ import type { RateLimiter } from '../../modules/rate-limits/rate-limiter.ts';
 import type { ReconcileDeps } from '../../modules/reconciliation/reconcile.ts';
 import type { RefundDeps } from '../../modules/refunds/create-refund.ts';
 import type { CancelPaymentDeps } from '../../modules/payments/cancel-payment.ts';
+import { roleMay, type Permission } from '../../modules/team/index.ts';
 import { html } from '../pages/html.ts';
 import { withOrigin } from '../plugins/auth.ts';
 import { barePage, DASHBOARD_HEADERS, type Frame, type Notice, page, type Screen } from './dashboard-layout.ts';
@@ -32,6 +33,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Dashboard routes reachable without a session (the login form and its POST). */
     dashboardPublic?: boolean;
+    /** What a dashboard route's session must be allowed (docs/team.md); `signed_in`: any session. */
+    permission?: Permission | 'signed_in';
   }
 }
 
@@ -74,8 +77,20 @@ const FORM_BODY_LIMIT_BYTES = 8 * 1024;
 
 // ---- route options ----
 
-/** A screen's route that needs a session: `public` for the API's bearer hook, checked by ours instead. */
-export const sessionRoute = () => ({ config: { public: true }, schema: { hide: true } });
+/**
+ * A screen's route that needs a session allowed `permission` (modules/team/permissions.ts): `public`
+ * for the API's bearer hook, checked by ours instead. Every page and every action names one.
+ */
+export const sessionRoute = (permission: Permission | 'signed_in') => ({
+  config: { public: true, permission },
+  schema: { hide: true },
+});
+
+/** Whether a session may do what `permission` names: a person by their role; a key session may do everything. */
+export function sessionMay(session: DashboardSession, permission: Permission | 'signed_in'): boolean {
+  const actor = session.principal.actor;
+  return permission === 'signed_in' || actor.kind !== 'user' || roleMay(actor.role, permission);
+}
 
 /** A route reachable without a session (the login form and its POST). */
 export const openRoute = () => ({ config: { public: true, dashboardPublic: true }, schema: { hide: true } });
@@ -196,6 +211,7 @@ export function installDashboardPlumbing(dashboard: FastifyInstance, deps: Scree
   });
   dashboard.addHook('onRequest', async (request, reply) => resolveSession(deps, request, reply));
   dashboard.addHook('onRequest', async (request, reply) => takeRateLimit(deps, request, reply));
+  dashboard.addHook('onRequest', async (request) => refuseWithoutPermission(request));
   dashboard.addHook('preHandler', async (request) => refuseForeignPosts(deps, request));
   dashboard.setErrorHandler(answerError);
   dashboard.setNotFoundHandler((_request, reply) => {
@@ -231,6 +247,17 @@ async function resolveSession(deps: ScreenDeps, request: FastifyRequest, reply: 
   request.dashboardSession = { ...session, principal: withOrigin(session.principal, request) };
   request.principal = request.dashboardSession.principal;
   return undefined;
+}
+
+/** A route's permission, checked before its body is read: a role that may not gets 403 and nothing happens. */
+async function refuseWithoutPermission(request: FastifyRequest): Promise<void> {
+  const session = request.dashboardSession;
+  const permission = request.routeOptions.config.permission;
+  if (session === null || request.routeOptions.config.dashboardPublic === true) return;
+  if (permission === undefined) throw new DashboardError(500, 'This page names no permission.');
+  if (!sessionMay(session, permission)) {
+    throw new DashboardError(403, 'Your role does not allow this. Ask an owner or admin of this account.');
+  }
 }
 
 /** A session's requests draw on the same per-merchant, per-environment bucket as the API's. */

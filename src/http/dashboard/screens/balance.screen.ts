@@ -6,7 +6,7 @@ import { type ScreenDeps, send, sessionRoute, signedIn } from '../dashboard-plug
 
 /** The balance per currency, from the ledger (`GET /dashboard/balance`). */
 export function registerBalanceScreen(dashboard: FastifyInstance, deps: ScreenDeps): void {
-  dashboard.get('/balance', sessionRoute(), async (request, reply) => {
+  dashboard.get('/balance', sessionRoute('balance.read'), async (request, reply) => {
     const { scope, frame } = signedIn(request);
     const balances = await merchantBalances(deps.store, scope.merchantId, scope.environment);
     return send(reply, 200, balancePage(frame('balance'), balances));

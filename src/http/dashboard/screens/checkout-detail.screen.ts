@@ -24,11 +24,11 @@ export function registerCheckoutDetailScreen(dashboard: FastifyInstance, deps: S
     return send(reply, statusCode, checkoutPage(frame('checkouts'), timeline, { publicBaseUrl: deps.publicBaseUrl, notice }));
   };
 
-  dashboard.get<WithId>('/checkouts/:id', sessionRoute(), async (request, reply) =>
+  dashboard.get<WithId>('/checkouts/:id', sessionRoute('payments.read'), async (request, reply) =>
     show(request, reply, request.params.id, 200, noticeOf(request)),
   );
 
-  dashboard.post<WithId>('/checkouts/:id/expire', sessionRoute(), async (request, reply) => {
+  dashboard.post<WithId>('/checkouts/:id/expire', sessionRoute('checkouts.expire'), async (request, reply) => {
     const id = request.params.id;
     if (!isIdOf('checkout', id)) throw new DashboardError(404, 'No such checkout.');
     // Expiring twice (a double click) is harmless: an expired checkout is answered unchanged.

@@ -18,7 +18,7 @@ const CHECKOUT_STATUSES: readonly CheckoutStatus[] = ['open', 'completed', 'expi
  * a `cs_…` id, or the `pay_…` id of one of its payments, opens the checkout.
  */
 export function registerCheckoutListScreen(dashboard: FastifyInstance, deps: ScreenDeps): void {
-  dashboard.get('/checkouts', sessionRoute(), async (request, reply) => {
+  dashboard.get('/checkouts', sessionRoute('payments.read'), async (request, reply) => {
     const query = queryOf(request);
     const { scope, frame } = signedIn(request);
     const { merchantId, environment } = scope;

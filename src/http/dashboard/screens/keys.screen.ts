@@ -48,9 +48,9 @@ export function registerKeysScreen(dashboard: FastifyInstance, deps: ScreenDeps)
     );
   };
 
-  dashboard.get('/keys', sessionRoute(), async (request, reply) => show(request, reply, 200, {}));
+  dashboard.get('/keys', sessionRoute('keys.read'), async (request, reply) => show(request, reply, 200, {}));
 
-  dashboard.post('/keys', sessionRoute(), async (request, reply) => {
+  dashboard.post('/keys', sessionRoute('keys.manage'), async (request, reply) => {
     const { scope } = signedIn(request);
     const issued = await merchants.createKey(scope.merchantId, scope.environment);
     if (issued === undefined) throw new DashboardError(404, 'No such merchant.');
@@ -59,7 +59,7 @@ export function registerKeysScreen(dashboard: FastifyInstance, deps: ScreenDeps)
     });
   });
 
-  dashboard.post<WithId>('/keys/:id/roll', sessionRoute(), async (request, reply) => {
+  dashboard.post<WithId>('/keys/:id/roll', sessionRoute('keys.manage'), async (request, reply) => {
     const hoursText = formOf(request)['overlap_hours']?.trim() ?? '24';
     if (!/^\d{1,4}$/.test(hoursText) || Number(hoursText) > MAX_OVERLAP_HOURS) {
       return show(request, reply, 400, { notice: { kind: 'bad', text: `Overlap must be 0-${MAX_OVERLAP_HOURS} hours.` } });
@@ -77,7 +77,7 @@ export function registerKeysScreen(dashboard: FastifyInstance, deps: ScreenDeps)
     });
   });
 
-  dashboard.post<WithId>('/keys/:id/revoke', sessionRoute(), async (request, reply) => {
+  dashboard.post<WithId>('/keys/:id/revoke', sessionRoute('keys.manage'), async (request, reply) => {
     const id = request.params.id;
     const outcome = isIdOf('apiKey', id) ? await merchants.revokeKey(id, signedIn(request).scope) : 'not_found';
     if (outcome === 'not_found') throw new DashboardError(404, 'No such key.');

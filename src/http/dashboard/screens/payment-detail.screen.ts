@@ -48,11 +48,11 @@ export function registerPaymentDetailScreen(dashboard: FastifyInstance, deps: Sc
     );
   };
 
-  dashboard.get<WithId>('/payments/:id', sessionRoute(), async (request, reply) =>
+  dashboard.get<WithId>('/payments/:id', sessionRoute('payments.read'), async (request, reply) =>
     show(request, reply, request.params.id, 200, noticeOf(request)),
   );
 
-  dashboard.post<WithId>('/payments/:id/refund', sessionRoute(), async (request, reply) => {
+  dashboard.post<WithId>('/payments/:id/refund', sessionRoute('refunds.create'), async (request, reply) => {
     const id = request.params.id;
     const form = formOf(request);
     const amount = form['amount']?.trim() ?? '';
@@ -82,7 +82,7 @@ export function registerPaymentDetailScreen(dashboard: FastifyInstance, deps: Sc
   // principal. The form's Idempotency-Key makes a double submit one cancel; a payment that is no
   // longer pending (paid meanwhile, or canceled by another tab without the same key) is refused
   // with the API's reason, and nothing changes.
-  dashboard.post<WithId>('/payments/:id/cancel', sessionRoute(), async (request, reply) => {
+  dashboard.post<WithId>('/payments/:id/cancel', sessionRoute('payments.cancel'), async (request, reply) => {
     const id = request.params.id;
     if (!isIdOf('payment', id)) throw new DashboardError(404, 'No such payment.');
     const result = await cancelPayment(
@@ -99,7 +99,7 @@ export function registerPaymentDetailScreen(dashboard: FastifyInstance, deps: Sc
     return redirect(reply, `/dashboard/payments/${id}?notice=payment_canceled`);
   });
 
-  dashboard.post<WithId>('/events/:id/redeliver', sessionRoute(), async (request, reply) => {
+  dashboard.post<WithId>('/events/:id/redeliver', sessionRoute('events.redeliver'), async (request, reply) => {
     const form = formOf(request);
     const paymentId = form['payment_id'] ?? '';
     if (!isIdOf('payment', paymentId)) throw new DashboardError(400, 'The form names no payment.');

@@ -38,11 +38,11 @@ export function registerPaymentLinkDetailScreen(dashboard: FastifyInstance, deps
     return send(reply, statusCode, paymentLinkPage(frame('payment-links'), link, summary, { url, qr, now, notice }));
   };
 
-  dashboard.get<WithId>('/payment-links/:id', sessionRoute(), async (request, reply) =>
+  dashboard.get<WithId>('/payment-links/:id', sessionRoute('payments.read'), async (request, reply) =>
     show(request, reply, request.params.id, 200, noticeOf(request)),
   );
 
-  dashboard.post<WithId>('/payment-links/:id/deactivate', sessionRoute(), async (request, reply) => {
+  dashboard.post<WithId>('/payment-links/:id/deactivate', sessionRoute('payment_links.manage'), async (request, reply) => {
     const id = request.params.id;
     if (!isIdOf('paymentLink', id)) throw new DashboardError(404, 'No such payment link.');
     // Deactivating twice (a double click) is harmless: an inactive link is answered unchanged.

@@ -87,7 +87,7 @@ export function registerPaymentLinkListScreen(dashboard: FastifyInstance, deps: 
     );
   };
 
-  dashboard.get('/payment-links', sessionRoute(), async (request, reply) => {
+  dashboard.get('/payment-links', sessionRoute('payments.read'), async (request, reply) => {
     const after = queryOf(request)['starting_after'];
     const form: CreateForm = { values: EMPTY_FORM, issues: new Map(), idempotencyKey: newFormKey() };
     return show(
@@ -100,7 +100,7 @@ export function registerPaymentLinkListScreen(dashboard: FastifyInstance, deps: 
     );
   });
 
-  dashboard.post('/payment-links', sessionRoute(), async (request, reply) => {
+  dashboard.post('/payment-links', sessionRoute('payment_links.manage'), async (request, reply) => {
     const raw = formOf(request);
     const values = Object.fromEntries(Object.keys(EMPTY_FORM).map((name) => [name, (raw[name] ?? '').trim()])) as FormValues;
     values.currency = values.currency.toUpperCase();

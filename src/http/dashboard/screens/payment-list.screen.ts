@@ -35,9 +35,9 @@ interface PaymentFilters {
  * `/dashboard` itself opens this screen.
  */
 export function registerPaymentListScreen(dashboard: FastifyInstance, deps: ScreenDeps): void {
-  dashboard.get('/', sessionRoute(), async (_request, reply) => redirect(reply, '/dashboard/payments'));
+  dashboard.get('/', sessionRoute('signed_in'), async (_request, reply) => redirect(reply, '/dashboard/payments'));
 
-  dashboard.get('/payments', sessionRoute(), async (request, reply) => {
+  dashboard.get('/payments', sessionRoute('payments.read'), async (request, reply) => {
     const query = queryOf(request);
     const { scope, frame } = signedIn(request);
     const { merchantId, environment } = scope;

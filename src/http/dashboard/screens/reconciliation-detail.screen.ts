@@ -14,7 +14,7 @@ const LINES_PER_PAGE = 100;
 
 /** One reconciliation and its report lines that do not match, a page at a time (`GET /dashboard/reconciliation/{id}`). */
 export function registerReconciliationDetailScreen(dashboard: FastifyInstance, deps: ScreenDeps): void {
-  dashboard.get<{ Params: { id: string } }>('/reconciliation/:id', sessionRoute(), async (request, reply) => {
+  dashboard.get<{ Params: { id: string } }>('/reconciliation/:id', sessionRoute('payments.read'), async (request, reply) => {
     const { scope, frame } = signedIn(request);
     const id = request.params.id;
     const found = isIdOf('reconciliation', id)

@@ -48,9 +48,11 @@ export function registerReconciliationListScreen(dashboard: FastifyInstance, dep
     );
   };
 
-  dashboard.get('/reconciliation', sessionRoute(), async (request, reply) => show(request, reply, 200, noticeOf(request)));
+  dashboard.get('/reconciliation', sessionRoute('payments.read'), async (request, reply) =>
+    show(request, reply, 200, noticeOf(request)),
+  );
 
-  dashboard.post('/reconciliation', sessionRoute(), async (request, reply) => {
+  dashboard.post('/reconciliation', sessionRoute('reconciliation.run'), async (request, reply) => {
     const form = formOf(request);
     const from = utcMinute(form['from']);
     const to = utcMinute(form['to']);

@@ -7,7 +7,7 @@ import { DashboardError, type ScreenDeps, send, sessionRoute, signedIn } from '.
 
 /** One settlement batch and its payments (`GET /dashboard/settlements/{id}`). */
 export function registerSettlementDetailScreen(dashboard: FastifyInstance, deps: ScreenDeps): void {
-  dashboard.get<{ Params: { id: string } }>('/settlements/:id', sessionRoute(), async (request, reply) => {
+  dashboard.get<{ Params: { id: string } }>('/settlements/:id', sessionRoute('payments.read'), async (request, reply) => {
     const { scope, frame } = signedIn(request);
     const id = request.params.id;
     const found = isIdOf('settlement', id)

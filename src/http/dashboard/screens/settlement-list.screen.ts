@@ -7,7 +7,7 @@ import { PAGE_SIZE, queryOf, redirect, type ScreenDeps, send, sessionRoute, sign
 
 /** Settlement batches, newest first and a page at a time (`GET /dashboard/settlements`). */
 export function registerSettlementListScreen(dashboard: FastifyInstance, deps: ScreenDeps): void {
-  dashboard.get('/settlements', sessionRoute(), async (request, reply) => {
+  dashboard.get('/settlements', sessionRoute('payments.read'), async (request, reply) => {
     const { scope, frame } = signedIn(request);
     const after = queryOf(request)['starting_after'];
     const listed = await listSettlements(deps.store, scope.merchantId, scope.environment, {

@@ -24,7 +24,7 @@ export function registerSignInScreen(dashboard: FastifyInstance, deps: ScreenDep
     return redirect(reply, '/dashboard/payments');
   });
 
-  dashboard.post('/logout', sessionRoute(), async (request, reply) => {
+  dashboard.post('/logout', sessionRoute('signed_in'), async (request, reply) => {
     await deps.sessions.logout(signedIn(request).session);
     clearSessionCookie(request, reply, deps.publicBaseUrl);
     return redirect(reply, '/dashboard/login?notice=signed_out');

@@ -10,7 +10,7 @@ const HEALTH_WINDOW_DAYS = 7;
 
 /** The webhook endpoints with their health over the last week (`GET /dashboard/webhooks`). */
 export function registerWebhooksScreen(dashboard: FastifyInstance, deps: ScreenDeps): void {
-  dashboard.get('/webhooks', sessionRoute(), async (request, reply) => {
+  dashboard.get('/webhooks', sessionRoute('webhooks.read'), async (request, reply) => {
     const { scope, frame } = signedIn(request);
     const endpoints = await listEndpoints(deps.store, scope.merchantId, scope.environment);
     const since = new Date(deps.clock.now().getTime() - HEALTH_WINDOW_DAYS * DAY_MS);
