@@ -83,4 +83,37 @@ describe('the @tributary/node package', () => {
     assert.equal(out.code, 'invalid_request');
     assert.equal(out.verify, 'function');
   });
+
+  it('installs from the repository folder with `npm i ./sdk`: no tarball, no build, types included', async () => {
+    // The committed sdk/dist is what a folder install links to (scripts/gen-sdk-dist.ts keeps it current).
+    const project = mkdtempSync(join(tmpdir(), 'tributary-sdk-consumer-'));
+    try {
+      const npm = (args: string[]) =>
+        promisify(execFile)('npm', args, { cwd: project, encoding: 'utf8', timeout: 120_000, env: { ...process.env } });
+      await npm(['init', '-y']);
+      await npm(['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', SDK_DIR]);
+      const installed = JSON.parse(readFileSync(join(project, 'node_modules', '@tributary', 'node', 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      assert.equal(installed.version, SDK_VERSION);
+      assert.ok(existsSync(join(project, 'node_modules', '@tributary', 'node', 'dist', 'index.d.ts')), 'types ship with it');
+      const script = `
+        import { Tributary } from '@tributary/node';
+        const client = new Tributary(process.env.KEY, { baseUrl: process.env.BASE_URL });
+        const p = await client.payments.create({ amount: 150000, currency: 'IDR', reference_no: 'folder-' + Date.now() });
+        console.log(JSON.stringify({ id: p.id, status: p.status }));
+      `;
+      const run = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, KEY: t.a.sandboxKey, BASE_URL: t.baseUrl },
+      });
+      const out = JSON.parse(run.stdout) as { id: string; status: string };
+      assert.match(out.id, /^pay_/);
+      assert.equal(out.status, 'pending');
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
 });
