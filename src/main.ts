@@ -26,7 +26,7 @@ import { createLogger } from './lib/logger.ts';
 import { startTracing } from './lib/tracing.ts';
 import { createAuthenticator } from './modules/merchants/authenticator.ts';
 import { countMerchants } from './modules/merchants/merchant-repo.ts';
-import { createMerchantService } from './modules/merchants/merchant-service.ts';
+import { createMerchantService, OPERATOR } from './modules/merchants/merchant-service.ts';
 import { releaseAllLeases } from './modules/idempotency/idempotency-repo.ts';
 import { createMemoryRateLimiter, type RateLimiter } from './modules/rate-limits/rate-limiter.ts';
 import { createRedisRateLimiter } from './modules/rate-limits/redis-rate-limiter.ts';
@@ -143,7 +143,7 @@ async function main(config: Config): Promise<void> {
   if (firstStart) {
     // Shown once, on the terminal of a fresh laptop install only; never with DATABASE_URL.
     const merchants = createMerchantService({ store, clock, secret });
-    const created = await merchants.createMerchant('Default merchant');
+    const created = await merchants.createMerchant('Default merchant', OPERATOR);
     lines.push(
       '',
       `First start: created merchant ${created.merchant.id}. These keys are shown once; keep them:`,

@@ -6,7 +6,7 @@ import { systemClock } from '../../src/lib/clock.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { getKey, type IdempotencyScope } from '../../src/modules/idempotency/idempotency-repo.ts';
-import { createMerchantService } from '../../src/modules/merchants/merchant-service.ts';
+import { createMerchantService, OPERATOR } from '../../src/modules/merchants/merchant-service.ts';
 import { findPayment } from '../../src/modules/payments/payment-repo.ts';
 import { paymentView } from '../../src/modules/payments/payment-view.ts';
 import { openRuntime } from '../../src/runtime.ts';
@@ -44,7 +44,7 @@ const log = createLogger(config.logLevel);
 const runtime = await openRuntime(config, 'bench-ceiling', log);
 const { store } = runtime;
 const merchants = createMerchantService({ store, clock: systemClock, secret: runtime.secret });
-const created = await merchants.createMerchant('Ceiling merchant');
+const created = await merchants.createMerchant('Ceiling merchant', OPERATOR);
 const principal: Principal = {
   merchantId: created.merchant.id,
   merchantName: created.merchant.name,

@@ -6,7 +6,7 @@ import {
   readMerchantSettingsDocument,
   saveMerchantSettings,
 } from '../modules/merchants/merchant-settings.ts';
-import { createMerchantService } from '../modules/merchants/merchant-service.ts';
+import { createMerchantService, OPERATOR } from '../modules/merchants/merchant-service.ts';
 import type { SettlementDeps } from '../modules/settlement/settlement-ingest.ts';
 import type { Environment } from '../kernel/index.ts';
 import { listExceptionsCommand, resolveExceptionCommand } from './settlement-exceptions.ts';
@@ -82,7 +82,7 @@ export async function runAdminCommand(deps: AdminDeps, invocation: AdminInvocati
       const name = o.name?.trim();
       if (name === undefined || name === '' || name.length > 200)
         throw new AdminUsageError('--name is required (1-200 characters)');
-      const created = await merchants.createMerchant(name);
+      const created = await merchants.createMerchant(name, OPERATOR);
       return {
         value: { id: created.merchant.id, api_keys: { sandbox: created.sandbox.secret, production: created.production.secret } },
         human: `Created merchant ${created.merchant.id} (${name}). Keys (shown once):\n  sandbox    ${created.sandbox.secret}\n  production ${created.production.secret}`,
@@ -127,7 +127,7 @@ export async function runAdminCommand(deps: AdminDeps, invocation: AdminInvocati
     }
     case 'keys create': {
       if (o.merchant === undefined) throw new AdminUsageError('--merchant is required');
-      const issued = await merchants.createKey(o.merchant, environmentArg(o.environment));
+      const issued = await merchants.createKey(o.merchant, environmentArg(o.environment), OPERATOR);
       if (issued === undefined) throw new AdminUsageError(`no merchant ${o.merchant}`);
       return {
         value: {
@@ -163,7 +163,7 @@ export async function runAdminCommand(deps: AdminDeps, invocation: AdminInvocati
     }
     case 'keys revoke': {
       if (arg === undefined) throw new AdminUsageError('keys revoke KEY_ID');
-      const outcome = await merchants.revokeKey(arg);
+      const outcome = await merchants.revokeKey(arg, OPERATOR);
       if (outcome === 'not_found') throw new AdminUsageError(`no key ${arg}`);
       return {
         value: { id: arg, revoked: true },
@@ -174,7 +174,7 @@ export async function runAdminCommand(deps: AdminDeps, invocation: AdminInvocati
       if (arg === undefined) throw new AdminUsageError('keys roll KEY_ID');
       const hoursText = o['overlap-hours'] ?? '24';
       if (!/^\d+$/.test(hoursText) || Number(hoursText) > 24 * 30) throw new AdminUsageError('--overlap-hours must be 0-720');
-      const rolled = await merchants.rollKey(arg, Number(hoursText) * 3_600_000);
+      const rolled = await merchants.rollKey(arg, Number(hoursText) * 3_600_000, OPERATOR);
       if (rolled === undefined) throw new AdminUsageError(`no active key ${arg}`);
       return {
         value: {

@@ -13,7 +13,7 @@ import { type Clock, ManualClock } from '../../src/lib/clock.ts';
 import { type Failpoints, noFailpoints } from '../../src/lib/failpoints.ts';
 import { createLogger, type Logger } from '../../src/lib/logger.ts';
 import { createAuthenticator } from '../../src/modules/merchants/authenticator.ts';
-import { createMerchantService, type MerchantService } from '../../src/modules/merchants/merchant-service.ts';
+import { createMerchantService, type KeyManager, type MerchantService } from '../../src/modules/merchants/merchant-service.ts';
 import { processDueNotifications } from '../../src/modules/notifications/process-notifications.ts';
 import type { CreatePaymentDeps } from '../../src/modules/payments/create-payment.ts';
 import type { RateLimiter } from '../../src/modules/rate-limits/rate-limiter.ts';
@@ -25,6 +25,9 @@ import { openTestStore, type TestStore } from './test-store.ts';
 import { takeContractViolations, tapContract } from './contract-tap.ts';
 import { completeCheckoutOfPayment } from '../../src/modules/checkouts/index.ts';
 import type { LifecycleDeps } from '../../src/kernel/index.ts';
+
+/** The operator the tests act as when they manage merchants and keys directly (the audit log's actor). */
+export const TEST_OPERATOR: KeyManager = { actor: { kind: 'operator', name: 'test' } };
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0001';
 export const PUBLIC_BASE_URL = 'http://127.0.0.1:8080';
@@ -172,7 +175,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
 
   const merchants = createMerchantService({ store, clock, secret: TEST_SECRET });
   const make = async (name: string): Promise<TestMerchant> => {
-    const m = await merchants.createMerchant(name);
+    const m = await merchants.createMerchant(name, TEST_OPERATOR);
     return { id: m.merchant.id, sandboxKey: m.sandbox.secret, productionKey: m.production.secret };
   };
   const a = await make('Merchant A');

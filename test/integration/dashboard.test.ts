@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createLogger } from '../../src/lib/logger.ts';
-import { createTestApp, json, PUBLIC_BASE_URL, quickStart, ref, type TestApp } from '../harness/test-app.ts';
+import { TEST_OPERATOR, createTestApp, json, PUBLIC_BASE_URL, quickStart, ref, type TestApp } from '../harness/test-app.ts';
 
 /**
  * The merchant dashboard over HTTP (docs/dashboard.md): login and logout, the cookie's flags,
@@ -149,9 +149,9 @@ describe('dashboard over HTTP', () => {
     assert.match(res.body, /not valid/);
     const bad = await post(t, '/dashboard/login', { api_key: 'hello' });
     assert.equal(bad.statusCode, 401);
-    const issued = await t.merchants.createKey(t.a.id, 'sandbox');
+    const issued = await t.merchants.createKey(t.a.id, 'sandbox', TEST_OPERATOR);
     assert.ok(issued);
-    await t.merchants.revokeKey(issued.key.id);
+    await t.merchants.revokeKey(issued.key.id, TEST_OPERATOR);
     assert.equal((await post(t, '/dashboard/login', { api_key: issued.secret })).statusCode, 401);
   });
 
@@ -198,13 +198,13 @@ describe('dashboard over HTTP', () => {
   });
 
   it('ends the sessions of a key revoked or rolled elsewhere (CLI), at once', async () => {
-    const revoked = await t.merchants.createKey(t.a.id, 'sandbox');
-    const rolled = await t.merchants.createKey(t.a.id, 'sandbox');
+    const revoked = await t.merchants.createKey(t.a.id, 'sandbox', TEST_OPERATOR);
+    const rolled = await t.merchants.createKey(t.a.id, 'sandbox', TEST_OPERATOR);
     assert.ok(revoked && rolled);
     const s1 = await login(t, revoked.secret);
     const s2 = await login(t, rolled.secret);
-    await t.merchants.revokeKey(revoked.key.id);
-    await t.merchants.rollKey(rolled.key.id, 24 * 3_600_000);
+    await t.merchants.revokeKey(revoked.key.id, TEST_OPERATOR);
+    await t.merchants.rollKey(rolled.key.id, 24 * 3_600_000, TEST_OPERATOR);
     assert.ok(toLogin(await get(t, '/dashboard/payments', s1)));
     assert.ok(toLogin(await get(t, '/dashboard/payments', s2)));
     assert.equal((await post(t, '/dashboard/keys', { csrf_token: s1.csrf }, s1)).statusCode, 401);
@@ -245,7 +245,7 @@ describe('dashboard over HTTP', () => {
   });
 
   it('revoking the session’s own key ends the session', async () => {
-    const own = await t.merchants.createKey(t.a.id, 'sandbox');
+    const own = await t.merchants.createKey(t.a.id, 'sandbox', TEST_OPERATOR);
     assert.ok(own);
     const s = await login(t, own.secret);
     const res = await post(t, `/dashboard/keys/${own.key.id}/revoke`, { csrf_token: s.csrf }, s);

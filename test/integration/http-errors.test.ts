@@ -9,7 +9,7 @@ import { ERROR_CATALOGUE } from '../../src/lib/error-catalogue.ts';
 import { noFailpoints, parseFailpoints } from '../../src/lib/failpoints.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createAuthenticator } from '../../src/modules/merchants/authenticator.ts';
-import { createTestApp, json, quickStart, type TestApp, TEST_SECRET } from '../harness/test-app.ts';
+import { TEST_OPERATOR, createTestApp, json, quickStart, type TestApp, TEST_SECRET } from '../harness/test-app.ts';
 import { openTestStore } from '../harness/test-store.ts';
 
 function assertErrorShape(body: string, code: string) {
@@ -135,15 +135,15 @@ describe('error responses', () => {
   });
 
   it('refuses revoked keys and rolled keys after their overlap', async () => {
-    const issued = await t.merchants.createKey(t.a.id, 'sandbox');
+    const issued = await t.merchants.createKey(t.a.id, 'sandbox', TEST_OPERATOR);
     assert.ok(issued);
     assert.equal((await t.call('GET', '/payment/x', { key: issued.secret })).statusCode, 404);
-    await t.merchants.revokeKey(issued.key.id);
+    await t.merchants.revokeKey(issued.key.id, TEST_OPERATOR);
     assertErrorShape((await t.call('GET', '/payment/x', { key: issued.secret })).body, 'unauthorized');
 
-    const old = await t.merchants.createKey(t.a.id, 'sandbox');
+    const old = await t.merchants.createKey(t.a.id, 'sandbox', TEST_OPERATOR);
     assert.ok(old);
-    const rolled = await t.merchants.rollKey(old.key.id, 60_000);
+    const rolled = await t.merchants.rollKey(old.key.id, 60_000, TEST_OPERATOR);
     assert.ok(rolled);
     assert.equal((await t.call('GET', '/payment/x', { key: old.secret })).statusCode, 404, 'old key works during the overlap');
     assert.equal((await t.call('GET', '/payment/x', { key: rolled.issued.secret })).statusCode, 404, 'new key works');

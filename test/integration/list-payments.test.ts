@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/lib/clock.ts';
 import type { PaymentStatus } from '../../src/modules/payments/payment-states.ts';
 import { openApiValidators } from '../harness/openapi.ts';
 import { moveTo, seedPayment } from '../harness/payment-fixtures.ts';
-import { createTestApp, json, quickStart, ref, type TestApp } from '../harness/test-app.ts';
+import { TEST_OPERATOR, createTestApp, json, quickStart, ref, type TestApp } from '../harness/test-app.ts';
 
 interface ListBody {
   object: string;
@@ -34,7 +34,7 @@ describe('GET /payment', () => {
 
   /** Each test gets a merchant of its own, so counts and orders are its own business. */
   async function freshMerchant(name = 'List merchant') {
-    const m = await t.merchants.createMerchant(name);
+    const m = await t.merchants.createMerchant(name, TEST_OPERATOR);
     return { id: m.merchant.id, key: m.sandbox.secret, productionKey: m.production.secret };
   }
 

@@ -6,7 +6,7 @@ import { canTransition, type PaymentStatus } from '../../src/modules/payments/pa
 import { REFUND_TRANSITIONS, type RefundStatus } from '../../src/modules/refunds/refund-types.ts';
 import type { ManualClock } from '../../src/lib/clock.ts';
 import type { RefundFaultMode } from '../../src/sandbox/refund-book.ts';
-import { appForSuite, json, ref, type TestApp } from '../harness/test-app.ts';
+import { TEST_OPERATOR, appForSuite, json, ref, type TestApp } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 
 /**
@@ -826,7 +826,7 @@ describe(`money model (${TEST_STORE})`, () => {
   console.log(`# money model: seed ${seed} (replay with MODEL_SEED=${seed}), ${totalRuns} sequences`);
 
   const setup = async (scheduler: fc.Scheduler | undefined) => {
-    const made = await ctx.t.merchants.createMerchant(`Model ${(keySeq += 1)}`);
+    const made = await ctx.t.merchants.createMerchant(`Model ${(keySeq += 1)}`, TEST_OPERATOR);
     const real: Real = { t: ctx.t, clock: ctx.clock, key: made.sandbox.secret, merchantId: made.merchant.id, scheduler };
     const model: Model = {
       payments: [],

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.ts';
 import type { PaymentStatus } from '../../src/modules/payments/payment-states.ts';
 import { moveTo, seedPayment } from '../harness/payment-fixtures.ts';
-import { createTestApp, json, quickStart, type TestApp } from '../harness/test-app.ts';
+import { TEST_OPERATOR, createTestApp, json, quickStart, type TestApp } from '../harness/test-app.ts';
 
 /**
  * The payer page as a client without JavaScript sees it: the HTML and headers of one request.
@@ -111,7 +111,7 @@ describe('GET /pay/{id} (no JavaScript)', () => {
   });
 
   it('renders a merchant name and description containing markup inert', async () => {
-    const evil = await t.merchants.createMerchant(`<script>alert("merchant")</script>&<b>"'`);
+    const evil = await t.merchants.createMerchant(`<script>alert("merchant")</script>&<b>"'`, TEST_OPERATOR);
     const description = `</p><script>alert(1)</script><img src=x onerror=alert(2)>"><svg onload=alert(3)>`;
     const res = await t.call('POST', '/payment/create', { key: evil.sandbox.secret, body: quickStart({ description }) });
     assert.equal(res.statusCode, 201, res.body);

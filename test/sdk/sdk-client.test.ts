@@ -17,7 +17,7 @@ import {
   TributaryError,
   type WithResponse,
 } from '../../sdk/src/index.ts';
-import { appForSuite, ref } from '../harness/test-app.ts';
+import { TEST_OPERATOR, appForSuite, ref } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 
 /**
@@ -34,7 +34,7 @@ describe(`SDK client against the server (${TEST_STORE})`, () => {
 
   /** A merchant of its own, so lists hold only this test's objects. */
   async function freshClient(options: ConstructorParameters<typeof Tributary>[1] = {}) {
-    const m = await ctx.t.merchants.createMerchant('SDK merchant');
+    const m = await ctx.t.merchants.createMerchant('SDK merchant', TEST_OPERATOR);
     return new Tributary(m.sandbox.secret, { baseUrl: ctx.t.baseUrl, ...options });
   }
 

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { appForSuite, quickStart, ref, type TestApp } from '../harness/test-app.ts';
+import { TEST_OPERATOR, appForSuite, quickStart, ref, type TestApp } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 import { createWebhookTestbed, type WebhookTestbed } from '../harness/webhook-testbed.ts';
 import type { ReceivedRequest } from '../harness/webhook-receiver.ts';
@@ -96,7 +96,7 @@ describe(`PHP SDK against the server (${TEST_STORE})`, { skip: phpMissing }, () 
 
   /** A merchant of its own, so lists hold only this test's objects. */
   async function freshKey(): Promise<string> {
-    return (await ctx.t.merchants.createMerchant('PHP SDK merchant')).sandbox.secret;
+    return (await ctx.t.merchants.createMerchant('PHP SDK merchant', TEST_OPERATOR)).sandbox.secret;
   }
 
   it('the SDK’s own unit tests pass (php sdk-php/tests/run.php)', async () => {

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { ERROR_CATALOGUE } from '../../src/lib/error-catalogue.ts';
-import { appForSuite, ref, type TestApp } from '../harness/test-app.ts';
+import { TEST_OPERATOR, appForSuite, ref, type TestApp } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 import { createWebhookTestbed, type WebhookTestbed } from '../harness/webhook-testbed.ts';
 import { type DropProxy, startDropProxy } from './drop-proxy.ts';
@@ -57,7 +57,7 @@ describe(`Python SDK against the server (${TEST_STORE})`, () => {
 
   /** A merchant of its own, so lists hold only this test's objects. */
   async function freshMerchant(): Promise<{ env: Record<string, string>; key: string }> {
-    const m = await ctx.t.merchants.createMerchant('Python SDK merchant');
+    const m = await ctx.t.merchants.createMerchant('Python SDK merchant', TEST_OPERATOR);
     const key = m.sandbox.secret;
     return { key, env: { TRIBUTARY_BASE_URL: ctx.t.baseUrl, TRIBUTARY_API_KEY: key } };
   }

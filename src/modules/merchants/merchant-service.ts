@@ -13,7 +13,8 @@ import {
   type Merchant,
   revokeApiKey,
 } from './merchant-repo.ts';
-import type { Environment } from '../../kernel/index.ts';
+import type { Actor, Environment, RequestOrigin } from '../../kernel/index.ts';
+import { recordAudit } from '../audit/index.ts';
 
 /** The API version current at this build; new merchants are pinned to it. */
 export const CURRENT_API_VERSION = '2026-11-01';
@@ -38,11 +39,20 @@ export interface KeyScope {
   environment: Environment;
 }
 
+/** Who manages keys, for the audit log: a dashboard session's principal, or the operator (the CLI). */
+export interface KeyManager {
+  actor: Actor;
+  origin?: RequestOrigin | undefined;
+}
+
+/** The operator on the host (the CLI, the admin socket, the first start). */
+export const OPERATOR: KeyManager = { actor: { kind: 'operator', name: 'cli' } };
+
 const inScope = (key: ApiKeyRecord, scope: KeyScope | undefined) =>
   scope === undefined || (key.merchantId === scope.merchantId && key.environment === scope.environment);
 
 export function createMerchantService(deps: MerchantServiceDeps) {
-  async function issueKey(merchantId: string, environment: Environment, q: Queryable = deps.store): Promise<IssuedKey> {
+  async function issueKey(merchantId: string, environment: Environment, q: Queryable): Promise<IssuedKey> {
     const secret = generateApiKey(environment);
     const now = deps.clock.now();
     const key: ApiKeyRecord = {
@@ -58,22 +68,52 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     return { key, secret };
   }
 
+  /** One audit row about a key, named by its id and display prefix (never the secret). */
+  async function audited(
+    tx: Queryable,
+    by: KeyManager,
+    key: ApiKeyRecord,
+    action: 'api_key.created' | 'api_key.rolled' | 'api_key.revoked',
+    changes: Record<string, unknown>,
+  ): Promise<void> {
+    await recordAudit(
+      tx,
+      { merchantId: key.merchantId, environment: key.environment, actor: by.actor, origin: by.origin },
+      {
+        action,
+        objectType: 'api_key',
+        objectId: key.id,
+        changes: { prefix: key.displayPrefix, ...changes },
+        at: deps.clock.now(),
+      },
+    );
+  }
+
   return {
     /** A merchant with one sandbox and one production key. */
-    async createMerchant(name: string): Promise<{ merchant: Merchant; sandbox: IssuedKey; production: IssuedKey }> {
+    async createMerchant(
+      name: string,
+      by: KeyManager,
+    ): Promise<{ merchant: Merchant; sandbox: IssuedKey; production: IssuedKey }> {
       const now = deps.clock.now();
       const merchant: Merchant = { id: newId('merchant', now.getTime()), name, apiVersion: CURRENT_API_VERSION, createdAt: now };
       return deps.store.transaction(async (tx) => {
         await insertMerchant(tx, merchant);
         const sandbox = await issueKey(merchant.id, 'sandbox', tx);
+        await audited(tx, by, sandbox.key, 'api_key.created', {});
         const production = await issueKey(merchant.id, 'production', tx);
+        await audited(tx, by, production.key, 'api_key.created', {});
         return { merchant, sandbox, production };
       });
     },
 
-    async createKey(merchantId: string, environment: Environment): Promise<IssuedKey | undefined> {
+    async createKey(merchantId: string, environment: Environment, by: KeyManager): Promise<IssuedKey | undefined> {
       if ((await findMerchant(deps.store, merchantId)) === undefined) return undefined;
-      return issueKey(merchantId, environment);
+      return deps.store.transaction(async (tx) => {
+        const issued = await issueKey(merchantId, environment, tx);
+        await audited(tx, by, issued.key, 'api_key.created', {});
+        return issued;
+      });
     },
 
     listKeys: (merchantId: string) => listApiKeys(deps.store, merchantId),
@@ -87,10 +127,14 @@ export function createMerchantService(deps: MerchantServiceDeps) {
      * Revokes a key. With a scope (the dashboard), a key of another merchant or environment is
      * `not_found`, exactly like an unknown one.
      */
-    async revokeKey(keyId: string, scope?: KeyScope): Promise<'revoked' | 'not_found' | 'already_revoked'> {
+    async revokeKey(keyId: string, by: KeyManager, scope?: KeyScope): Promise<'revoked' | 'not_found' | 'already_revoked'> {
       const key = await findApiKey(deps.store, keyId);
       if (key === undefined || !inScope(key, scope)) return 'not_found';
-      return (await revokeApiKey(deps.store, keyId, deps.clock.now())) ? 'revoked' : 'already_revoked';
+      return deps.store.transaction(async (tx) => {
+        if (!(await revokeApiKey(tx, keyId, deps.clock.now()))) return 'already_revoked' as const;
+        await audited(tx, by, key, 'api_key.revoked', {});
+        return 'revoked' as const;
+      });
     },
 
     /**
@@ -100,6 +144,7 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     async rollKey(
       keyId: string,
       overlapMs: number,
+      by: KeyManager,
       scope?: KeyScope,
     ): Promise<{ issued: IssuedKey; oldExpiresAt: Date } | undefined> {
       const old = await findApiKey(deps.store, keyId);
@@ -108,6 +153,11 @@ export function createMerchantService(deps: MerchantServiceDeps) {
       return deps.store.transaction(async (tx) => {
         const issued = await issueKey(old.merchantId, old.environment, tx);
         await expireApiKey(tx, keyId, oldExpiresAt);
+        await audited(tx, by, old, 'api_key.rolled', {
+          new_key_id: issued.key.id,
+          new_key_prefix: issued.key.displayPrefix,
+          old_expires_at: oldExpiresAt.toISOString(),
+        });
         return { issued, oldExpiresAt };
       });
     },

@@ -51,8 +51,8 @@ export function registerKeysScreen(dashboard: FastifyInstance, deps: ScreenDeps)
   dashboard.get('/keys', sessionRoute('keys.read'), async (request, reply) => show(request, reply, 200, {}));
 
   dashboard.post('/keys', sessionRoute('keys.manage'), async (request, reply) => {
-    const { scope } = signedIn(request);
-    const issued = await merchants.createKey(scope.merchantId, scope.environment);
+    const { scope, principal } = signedIn(request);
+    const issued = await merchants.createKey(scope.merchantId, scope.environment, principal);
     if (issued === undefined) throw new DashboardError(404, 'No such merchant.');
     return show(request, reply, 201, {
       revealed: { id: issued.key.id, secret: issued.secret, note: 'It works at once, in the API and to sign in here.' },
@@ -66,7 +66,7 @@ export function registerKeysScreen(dashboard: FastifyInstance, deps: ScreenDeps)
     }
     const id = request.params.id;
     const rolled = isIdOf('apiKey', id)
-      ? await merchants.rollKey(id, Number(hoursText) * 3_600_000, signedIn(request).scope)
+      ? await merchants.rollKey(id, Number(hoursText) * 3_600_000, signedIn(request).principal, signedIn(request).scope)
       : undefined;
     if (rolled === undefined) throw new DashboardError(404, 'No such active key.');
     const ownKey = id === keyIdOf(signedIn(request).principal);
@@ -79,7 +79,7 @@ export function registerKeysScreen(dashboard: FastifyInstance, deps: ScreenDeps)
 
   dashboard.post<WithId>('/keys/:id/revoke', sessionRoute('keys.manage'), async (request, reply) => {
     const id = request.params.id;
-    const outcome = isIdOf('apiKey', id) ? await merchants.revokeKey(id, signedIn(request).scope) : 'not_found';
+    const outcome = isIdOf('apiKey', id) ? await merchants.revokeKey(id, signedIn(request).principal, signedIn(request).scope) : 'not_found';
     if (outcome === 'not_found') throw new DashboardError(404, 'No such key.');
     if (id === keyIdOf(signedIn(request).principal)) {
       clearSessionCookie(request, reply, deps.publicBaseUrl);
