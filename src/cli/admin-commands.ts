@@ -107,7 +107,7 @@ export async function runAdminCommand(deps: AdminDeps, invocation: AdminInvocati
         if (typeof document !== 'object' || document === null || Array.isArray(document)) {
           throw new AdminUsageError('--set must be a JSON object');
         }
-        if (!(await saveMerchantSettings(store, arg, document as Record<string, unknown>))) {
+        if (!(await saveMerchantSettings(store, arg, document as Record<string, unknown>, OPERATOR, clock.now()))) {
           throw new AdminUsageError(`no merchant ${arg}`);
         }
       }

@@ -7,6 +7,7 @@ import {
   type SettlementException,
 } from '../modules/settlement/settlement-exception-repo.ts';
 import { resolveSettlementExceptionAndAnnounce } from '../modules/settlement/settlement-exceptions.ts';
+import { OPERATOR } from '../modules/merchants/merchant-service.ts';
 import { settlementExceptionView } from '../modules/settlement/settlement-exception-view.ts';
 
 /**
@@ -60,7 +61,7 @@ export async function resolveExceptionCommand(
   const text = note?.trim() ?? '';
   if (text.length === 0 || text.length > 500)
     return { ok: false, problem: '--note is required (1-500 characters): what was done' };
-  const result = await resolveSettlementExceptionAndAnnounce(store, id, text, now);
+  const result = await resolveSettlementExceptionAndAnnounce(store, id, text, now, OPERATOR);
   if (result.kind === 'not_found') return { ok: false, problem: `no settlement exception ${id}` };
   if (result.kind === 'already_resolved') {
     const e = result.exception;

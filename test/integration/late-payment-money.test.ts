@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { verifyLedger } from '../../src/modules/ledger/ledger.ts';
 import { saveMerchantSettings } from '../../src/modules/merchants/merchant-settings.ts';
-import { appForSuite, json, quickStart, ref } from '../harness/test-app.ts';
+import { TEST_OPERATOR, appForSuite, json, quickStart, ref } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 
 /**
@@ -16,7 +16,13 @@ describe(`late payment money (${TEST_STORE})`, () => {
 
   /** A bank payment of 150,000 IDR canceled, then paid late; merchant policy "refund". */
   const paidAfterCancel = async (): Promise<string> => {
-    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, { late_payment_policy: 'refund' });
+    await saveMerchantSettings(
+      ctx.t.testStore.store,
+      ctx.t.a.id,
+      { late_payment_policy: 'refund' },
+      TEST_OPERATOR,
+      ctx.clock.now(),
+    );
     const res = await ctx.t.call('POST', '/payment/create', {
       body: quickStart({ channel: 'bank', reference_no: ref('latemoney') }),
     });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { saveMerchantSettings } from '../../src/modules/merchants/merchant-settings.ts';
-import { appForSuite, json, quickStart, ref } from '../harness/test-app.ts';
+import { TEST_OPERATOR, appForSuite, json, quickStart, ref } from '../harness/test-app.ts';
 
 /**
  * Money that arrives after the payment closed is recorded and handled by the merchant's
@@ -12,7 +12,13 @@ describe('late payments', () => {
 
   const DAY_MS = 24 * 3_600_000;
   const policy = (latePaymentPolicy: 'accept' | 'refund') =>
-    saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, { late_payment_policy: latePaymentPolicy });
+    saveMerchantSettings(
+      ctx.t.testStore.store,
+      ctx.t.a.id,
+      { late_payment_policy: latePaymentPolicy },
+      TEST_OPERATOR,
+      ctx.clock.now(),
+    );
   const createBank = async (referenceNo = ref('late')) => {
     const res = await ctx.t.call('POST', '/payment/create', { body: quickStart({ channel: 'bank', reference_no: referenceNo }) });
     assert.equal(res.statusCode, 201, res.body);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { saveMerchantSettings } from '../../src/modules/merchants/merchant-settings.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
-import { appForSuite, createTestApp, json, quickStart } from '../harness/test-app.ts';
+import { TEST_OPERATOR, appForSuite, createTestApp, json, quickStart } from '../harness/test-app.ts';
 
 /**
  * `channel: auto` through the routing engine, with failover from a failing connector to the next
@@ -98,9 +98,15 @@ describe('routing and failover', () => {
   });
 
   it('follows merchant preferences: channel order, instrument, excluded connectors', async () => {
-    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {
-      routing: { channel_order: ['counter'], instruments: { sandbox_counter: 'INDOMARET', sandbox_bank: 'NOPE' } },
-    });
+    await saveMerchantSettings(
+      ctx.t.testStore.store,
+      ctx.t.a.id,
+      {
+        routing: { channel_order: ['counter'], instruments: { sandbox_counter: 'INDOMARET', sandbox_bank: 'NOPE' } },
+      },
+      TEST_OPERATOR,
+      ctx.clock.now(),
+    );
     const p = await create(quickStart());
     assert.equal(p['channel'], 'counter');
     assert.equal((p['instructions'] as { partner: string }).partner, 'INDOMARET');
@@ -114,19 +120,31 @@ describe('routing and failover', () => {
       /preferred instrument NOPE not offered; using BCA/,
     );
 
-    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {
-      routing: { excluded_connectors: ['sandbox_bank', 'sandbox_ewallet', 'sandbox_counter'] },
-    });
+    await saveMerchantSettings(
+      ctx.t.testStore.store,
+      ctx.t.a.id,
+      {
+        routing: { excluded_connectors: ['sandbox_bank', 'sandbox_ewallet', 'sandbox_counter'] },
+      },
+      TEST_OPERATOR,
+      ctx.clock.now(),
+    );
     const refused = await ctx.t.call('POST', '/payment/create', { body: quickStart() });
     assert.equal(refused.statusCode, 422);
     assert.equal(json(refused)['code'], 'channel_unavailable');
     // Merchant B's settings are its own.
     assert.equal((await ctx.t.call('POST', '/payment/create', { body: quickStart(), key: ctx.t.b.sandboxKey })).statusCode, 201);
-    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {});
+    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {}, TEST_OPERATOR, ctx.clock.now());
   });
 
   it('takes the instruction expiry from merchant settings, clamped to the connector bounds', async () => {
-    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, { instruction_ttl_seconds: { bank: 3_600, ewallet: 60 } });
+    await saveMerchantSettings(
+      ctx.t.testStore.store,
+      ctx.t.a.id,
+      { instruction_ttl_seconds: { bank: 3_600, ewallet: 60 } },
+      TEST_OPERATOR,
+      ctx.clock.now(),
+    );
     const bankPayment = await create(quickStart({ channel: 'bank' }));
     assert.equal(Date.parse(String(bankPayment['expires_at'])) - ctx.clock.now().getTime(), 3_600_000);
     const wallet = await create(quickStart({ channel: 'ewallet' }));
@@ -135,7 +153,7 @@ describe('routing and failover', () => {
       5 * 60_000,
       'below the minimum: clamped to 5 min',
     );
-    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {});
+    await saveMerchantSettings(ctx.t.testStore.store, ctx.t.a.id, {}, TEST_OPERATOR, ctx.clock.now());
   });
 
   it('reads settings with the API key: a change applies to new payments once the key cache expires', async () => {
@@ -148,7 +166,13 @@ describe('routing and failover', () => {
         return json(res)['channel'];
       };
       assert.equal(await channelOf(), 'bank');
-      await saveMerchantSettings(t.testStore.store, t.a.id, { routing: { channel_order: ['counter'] } });
+      await saveMerchantSettings(
+        t.testStore.store,
+        t.a.id,
+        { routing: { channel_order: ['counter'] } },
+        TEST_OPERATOR,
+        clock.now(),
+      );
       assert.equal(await channelOf(), 'bank', 'the cached key still carries the old settings');
       clock.advance(5_000);
       assert.equal(await channelOf(), 'counter', 'read again with the key after AUTH_CACHE_TTL_MS');

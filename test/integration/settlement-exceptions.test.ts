@@ -4,7 +4,7 @@ import { newId } from '../../src/lib/ids.ts';
 import { listSettlementExceptions, recordException } from '../../src/modules/settlement/settlement-exception-repo.ts';
 import { resolveSettlementExceptionAndAnnounce } from '../../src/modules/settlement/settlement-exceptions.ts';
 import type { SettlementReportFault } from '../../src/sandbox/settlement-reports.ts';
-import { appForSuite, json } from '../harness/test-app.ts';
+import { TEST_OPERATOR, appForSuite, json } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 
 /**
@@ -175,18 +175,31 @@ describe(`settlement exceptions (${TEST_STORE})`, () => {
     assert.ok(row !== undefined);
     const results = await Promise.all(
       ['provider corrected report #812', 'returned outside Tributary'].map((note) =>
-        resolveSettlementExceptionAndAnnounce(ctx.t.testStore.store, row.id, note, ctx.clock.now()),
+        resolveSettlementExceptionAndAnnounce(ctx.t.testStore.store, row.id, note, ctx.clock.now(), TEST_OPERATOR),
       ),
     );
     assert.deepEqual(results.map((r) => r.kind).sort(), ['already_resolved', 'resolved']);
     const winner = results.find((r) => r.kind === 'resolved');
     assert.ok(winner !== undefined && winner.kind === 'resolved');
-    const again = await resolveSettlementExceptionAndAnnounce(ctx.t.testStore.store, row.id, 'later', ctx.clock.now());
+    const again = await resolveSettlementExceptionAndAnnounce(
+      ctx.t.testStore.store,
+      row.id,
+      'later',
+      ctx.clock.now(),
+      TEST_OPERATOR,
+    );
     assert.equal(again.kind, 'already_resolved');
     assert.ok(again.kind === 'already_resolved' && again.exception.resolution === winner.exception.resolution, 'final');
     assert.equal(
-      (await resolveSettlementExceptionAndAnnounce(ctx.t.testStore.store, newId('settlementException'), 'x', ctx.clock.now()))
-        .kind,
+      (
+        await resolveSettlementExceptionAndAnnounce(
+          ctx.t.testStore.store,
+          newId('settlementException'),
+          'x',
+          ctx.clock.now(),
+          TEST_OPERATOR,
+        )
+      ).kind,
       'not_found',
     );
 

@@ -1,7 +1,9 @@
 -- 0021: the audit log's stable order (docs/audit-log.md). Rows written in the same millisecond
 -- have ids in no particular order among themselves; `seq` numbers them in insert order, and the
--- lists page by it, newest first. merchant_id stays NOT NULL: every recorded change is a
--- merchant's (the operator's `merchants create` writes its rows after the merchant row).
+-- lists page by it, newest first. merchant_id becomes nullable: the operator resolves settlement
+-- exceptions no merchant owns (a report line nobody's payment matches); those rows are no merchant's,
+-- the API never shows them, `tributary audit` does.
+ALTER TABLE audit_log ALTER COLUMN merchant_id DROP NOT NULL;
 ALTER TABLE audit_log ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
 CREATE UNIQUE INDEX audit_log_seq ON audit_log (seq);
 DROP INDEX audit_log_by_merchant;

@@ -56,17 +56,24 @@ export interface AuditEntry {
   at: Date;
 }
 
+/** Who acts and where from, without whom for: a principal, or the operator (the CLI). */
+export interface ActingAs {
+  actor: Actor;
+  origin?: RequestOrigin | undefined;
+}
+
 /** Who acted, where from, for whom: a principal, or the parts of one a caller without a principal has. */
 export interface AuditSubject {
-  merchantId: string;
-  environment: Environment;
+  /** `null`: an operator's change to what no merchant owns (an unattributed settlement exception). */
+  merchantId: string | null;
+  environment: Environment | null;
   actor: Actor;
   origin?: RequestOrigin | undefined;
 }
 
 export interface AuditRecord {
   id: string;
-  merchantId: string;
+  merchantId: string | null;
   environment: Environment | null;
   occurredAt: Date;
   action: AuditAction;
@@ -124,22 +131,24 @@ export async function recordAudit(q: Queryable, subject: AuditSubject | Principa
 }
 
 export interface AuditQuery {
-  merchantId: string;
-  /** Rows of this environment and the merchant-wide ones (members, sign-ins). */
-  environment: Environment;
+  /** Absent: every merchant's rows and the operator's own (the CLI only; the API always names one). */
+  merchantId?: string;
+  /** Rows of this environment and the merchant-wide ones (members, sign-ins); absent: both environments. */
+  environment?: Environment;
   action?: AuditAction;
   actorId?: string;
   objectId?: string;
+  /** Inclusive bounds on `occurred_at`. */
   occurredFrom?: Date;
   occurredTo?: Date;
-  /** The id of the last row of the previous page (newest first). */
+  /** The id of the last row of the previous page (newest first); it must be one the query can see. */
   startingAfter?: string;
   limit: number;
 }
 
 interface AuditRow {
   id: string;
-  merchant_id: string;
+  merchant_id: string | null;
   environment: Environment | null;
   occurred_at: Date;
   action: AuditAction;
@@ -175,21 +184,24 @@ const recordOf = (r: AuditRow): AuditRecord => ({
 
 /** One page, newest first, and whether more follow. */
 export async function listAuditLog(q: Queryable, query: AuditQuery): Promise<{ records: AuditRecord[]; hasMore: boolean }> {
-  const params: unknown[] = [query.merchantId, query.environment];
-  const where = ['merchant_id = $1', '(environment = $2 OR environment IS NULL)'];
+  const params: unknown[] = [];
+  const where: string[] = ['true'];
   const add = (clause: (n: string) => string, value: unknown) => {
     params.push(value);
     where.push(clause(`$${params.length}`));
   };
+  if (query.merchantId !== undefined) add((n) => `merchant_id = ${n}`, query.merchantId);
+  if (query.environment !== undefined) add((n) => `(environment = ${n} OR environment IS NULL)`, query.environment);
   if (query.action !== undefined) add((n) => `action = ${n}`, query.action);
   if (query.actorId !== undefined) add((n) => `actor_id = ${n}`, query.actorId);
   if (query.objectId !== undefined) add((n) => `object_id = ${n}`, query.objectId);
   if (query.occurredFrom !== undefined) add((n) => `occurred_at >= ${n}`, query.occurredFrom);
-  if (query.occurredTo !== undefined) add((n) => `occurred_at < ${n}`, query.occurredTo);
-  if (query.startingAfter !== undefined) add((n) => `id < ${n}`, query.startingAfter);
+  if (query.occurredTo !== undefined) add((n) => `occurred_at <= ${n}`, query.occurredTo);
+  // The cursor's row is checked by the caller (findAuditRecord); its seq orders the page.
+  if (query.startingAfter !== undefined) add((n) => `seq < (SELECT seq FROM audit_log WHERE id = ${n})`, query.startingAfter);
   params.push(query.limit + 1);
   const rows = await q.query<AuditRow>(
-    `SELECT * FROM audit_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`,
+    `SELECT * FROM audit_log WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
     params,
   );
   return { records: rows.slice(0, query.limit).map(recordOf), hasMore: rows.length > query.limit };

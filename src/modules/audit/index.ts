@@ -1,5 +1,6 @@
 /** The public entry of the audit module (docs/audit-log.md). */
 export {
+  type ActingAs,
   AUDIT_ACTIONS,
   type AuditAction,
   type AuditEntry,

@@ -5,6 +5,7 @@ import { checkoutPaymentIds, closeCheckout, dueCheckouts, lockCheckout } from '.
 import type { Checkout } from './checkout-types.ts';
 import { insertCheckoutEvent } from './checkout-events.ts';
 import { checkoutView } from './checkout-view.ts';
+import { recordAudit } from '../audit/index.ts';
 
 export interface ExpireDeps extends LifecycleDeps {
   cancelPayment: CancelPaymentDeps;
@@ -22,6 +23,8 @@ export async function expireCheckout(
   deps: ExpireDeps,
   owner: { merchantId: string; environment: Environment },
   checkoutId: string,
+  /** The merchant's principal when a key or a person asked (recorded in the audit log); absent for the sweeper. */
+  by?: Principal,
 ): Promise<Expired> {
   const result = await deps.store.transaction(async (tx): Promise<Expired> => {
     const before = await lockCheckout(tx, checkoutId);
@@ -33,6 +36,15 @@ export async function expireCheckout(
     const after = await closeCheckout(tx, before, { status: 'expired' }, deps.clock.now());
     const view = checkoutView(after, await checkoutPaymentIds(tx, after.id), deps.publicBaseUrl);
     await insertCheckoutEvent(tx, 'checkout.expired', before, after, view);
+    if (by !== undefined) {
+      await recordAudit(tx, by, {
+        action: 'checkout.expired',
+        objectType: 'checkout',
+        objectId: after.id,
+        changes: { status: { from: before.status, to: after.status } },
+        at: deps.clock.now(),
+      });
+    }
     return { kind: 'expired', checkout: after };
   });
   if (result.kind === 'expired' && result.checkout.currentPaymentId !== null) {
@@ -47,7 +59,7 @@ export async function expireCheckoutForMerchant(
   principal: Principal,
   checkoutId: string,
 ): Promise<KeyedResult> {
-  const result = await expireCheckout(deps, principal, checkoutId);
+  const result = await expireCheckout(deps, principal, checkoutId, principal);
   if (result.kind === 'not_found') {
     return { kind: 'failure', code: 'resource_not_found', message: 'No such checkout.', details: [] };
   }

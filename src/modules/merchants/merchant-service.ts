@@ -13,8 +13,8 @@ import {
   type Merchant,
   revokeApiKey,
 } from './merchant-repo.ts';
-import type { Actor, Environment, RequestOrigin } from '../../kernel/index.ts';
-import { recordAudit } from '../audit/index.ts';
+import type { Environment } from '../../kernel/index.ts';
+import { type ActingAs, recordAudit } from '../audit/index.ts';
 
 /** The API version current at this build; new merchants are pinned to it. */
 export const CURRENT_API_VERSION = '2026-11-01';
@@ -40,10 +40,7 @@ export interface KeyScope {
 }
 
 /** Who manages keys, for the audit log: a dashboard session's principal, or the operator (the CLI). */
-export interface KeyManager {
-  actor: Actor;
-  origin?: RequestOrigin | undefined;
-}
+export type KeyManager = ActingAs;
 
 /** The operator on the host (the CLI, the admin socket, the first start). */
 export const OPERATOR: KeyManager = { actor: { kind: 'operator', name: 'cli' } };

@@ -1,6 +1,7 @@
 import type { ConnectorCapabilities } from '../../connectors/core/connector.ts';
-import type { Queryable } from '../../db/store.ts';
+import type { Queryable, Store } from '../../db/store.ts';
 import { CHANNELS, type Channel, type MerchantSettings, type RoutingPreferences } from '../../kernel/index.ts';
+import { type ActingAs, recordAudit } from '../audit/index.ts';
 
 /**
  * Per-merchant settings, stored in `merchants.settings` (jsonb) and read leniently: a missing or
@@ -88,15 +89,35 @@ export async function readMerchantSettingsDocument(
   return rows[0]?.settings;
 }
 
-/** Replaces the merchant's settings document (the CLI's `merchants settings --set`). */
+/**
+ * Replaces the merchant's settings document (the CLI's `merchants settings --set`), with its
+ * audit row (merchant-wide: no environment) in the same transaction.
+ */
 export async function saveMerchantSettings(
-  q: Queryable,
+  store: Store,
   merchantId: string,
   settings: Record<string, unknown>,
+  by: ActingAs,
+  now: Date,
 ): Promise<boolean> {
-  const rows = await q.query('UPDATE merchants SET settings = $2 WHERE id = $1 RETURNING id', [
-    merchantId,
-    JSON.stringify(settings),
-  ]);
-  return rows.length === 1;
+  return store.transaction(async (tx) => {
+    const before = await tx.query<{ settings: Record<string, unknown> }>(
+      'SELECT settings FROM merchants WHERE id = $1 FOR UPDATE',
+      [merchantId],
+    );
+    if (before[0] === undefined) return false;
+    await tx.query('UPDATE merchants SET settings = $2 WHERE id = $1', [merchantId, JSON.stringify(settings)]);
+    const changes: Record<string, unknown> = {};
+    for (const field of new Set([...Object.keys(before[0].settings), ...Object.keys(settings)])) {
+      const from = before[0].settings[field] ?? null;
+      const to = settings[field] ?? null;
+      if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { from, to };
+    }
+    await recordAudit(
+      tx,
+      { merchantId, environment: 'production', actor: by.actor, origin: by.origin },
+      { action: 'merchant.settings_updated', environment: null, objectType: 'merchant', objectId: merchantId, changes, at: now },
+    );
+    return true;
+  });
 }

@@ -16,6 +16,8 @@ import {
   type Tenant,
 } from './payer-data-repo.ts';
 import { type Erasure, PROVIDER_PERSONAL_KEYS, VIEW_PERSONAL_KEYS } from './scrub.ts';
+import { recordAudit } from '../audit/index.ts';
+import type { Principal } from '../../kernel/index.ts';
 
 /**
  * Erasing a payer's personal data (docs/payer-data.md). The unit of erasure is a payment, or a
@@ -66,7 +68,13 @@ function refusal(unit: LockedUnit, paymentId: string): Extract<EraseResult, { ki
  * retention job). Idempotent: an erased unit answers as it is; only provider notifications that
  * arrived after the erasure (a late report) are erased again, by their personal keys.
  */
-export async function erasePayerData(deps: PayerDataDeps, tenant: Tenant, paymentId: string): Promise<EraseResult> {
+export async function erasePayerData(
+  deps: PayerDataDeps,
+  tenant: Tenant,
+  paymentId: string,
+  /** The merchant's principal when a key or a person asked (recorded in the audit log); absent for the retention job. */
+  by?: Principal,
+): Promise<EraseResult> {
   const now = deps.clock.now();
   const outcome = await deps.store.transaction(async (tx) => {
     const unit = await lockUnit(tx, tenant, paymentId);
@@ -94,6 +102,16 @@ export async function erasePayerData(deps: PayerDataDeps, tenant: Tenant, paymen
     await eraseWebhookAttempts(tx, eventIds, inViews);
     await eraseStoredResponses(tx, tenant, objectIds, inViews);
     await eraseNotifications(tx, tenant, ids, { emails, keys: PROVIDER_PERSONAL_KEYS }, now);
+    if (by !== undefined) {
+      // Names the payment only: what was erased is the payer's, and stays out of the log.
+      await recordAudit(tx, by, {
+        action: 'payment.payer_data_erased',
+        objectType: 'payment',
+        objectId: paymentId,
+        changes: { payment_ids: ids },
+        at: now,
+      });
+    }
     return { kind: 'erased' as const, alreadyErased: false };
   });
   if (outcome.kind !== 'erased') return outcome;

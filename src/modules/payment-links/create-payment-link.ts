@@ -16,6 +16,7 @@ import { routePayment } from '../routing/index.ts';
 import { insertPaymentLink } from './payment-link-repo.ts';
 import { type CreatePaymentLinkInput, EMPTY_SUMMARY, type PaymentLink } from './payment-link-types.ts';
 import { paymentLinkView } from './payment-link-view.ts';
+import { recordAudit } from '../audit/index.ts';
 
 /** A link's visits create checkouts: it needs what createCheckout needs, and nothing more. */
 export type PaymentLinkDeps = CheckoutDeps;
@@ -75,6 +76,13 @@ export async function createPaymentLink(
   const written = await unlessLeaseLost(
     deps.store.transaction(async (tx) => {
       await insertPaymentLink(tx, link);
+      await recordAudit(tx, principal, {
+        action: 'payment_link.created',
+        objectType: 'payment_link',
+        objectId: link.id,
+        changes: { currency: link.currency },
+        at: now,
+      });
       await finishKeyWithin(tx, keyDeps, op, leaseToken, { status: 201, body });
       return true;
     }),

@@ -3,6 +3,7 @@ import type { PaymentLinkDeps } from './create-payment-link.ts';
 import { deactivatePaymentLink, summariesOfPaymentLinks } from './payment-link-repo.ts';
 import { EMPTY_SUMMARY } from './payment-link-types.ts';
 import { paymentLinkView } from './payment-link-view.ts';
+import { recordAudit } from '../audit/index.ts';
 
 /**
  * POST /payment_link/{id}/deactivate: active → inactive (final). New visits are refused from then
@@ -15,7 +16,20 @@ export async function deactivatePaymentLinkForMerchant(
   linkId: string,
 ): Promise<KeyedResult> {
   const now = deps.clock.now();
-  const link = await deps.store.transaction((tx) => deactivatePaymentLink(tx, principal, linkId, now));
+  const link = await deps.store.transaction(async (tx) => {
+    const after = await deactivatePaymentLink(tx, principal, linkId, now);
+    // An inactive link answers unchanged (its deactivated_at is older): only this change is recorded.
+    if (after !== undefined && after.deactivatedAt?.getTime() === now.getTime()) {
+      await recordAudit(tx, principal, {
+        action: 'payment_link.deactivated',
+        objectType: 'payment_link',
+        objectId: after.id,
+        changes: { active: { from: true, to: false } },
+        at: now,
+      });
+    }
+    return after;
+  });
   if (link === undefined) return { kind: 'failure', code: 'resource_not_found', message: 'No such payment link.', details: [] };
   const summary = (await summariesOfPaymentLinks(deps.store, principal.merchantId, principal.environment, [link.id], now)).get(
     link.id,

@@ -16,6 +16,7 @@ import { findIssuedAttempt, findPayment } from './payment-repo.ts';
 import type { AttemptState, CancellationReason, Payment } from './payment-types.ts';
 import { paymentView } from './payment-view.ts';
 import type { KeyedResult, LifecycleDeps, Principal } from '../../kernel/index.ts';
+import { recordAudit } from '../audit/index.ts';
 
 /**
  * POST /payment/{id}/cancel without the HTTP. Only a pending payment can be canceled. The provider
@@ -116,6 +117,16 @@ export async function cancelPayment(
         cancellationReason: input.cancellationReason,
         within: async (tx, canceled) => {
           body = JSON.stringify(paymentView(canceled, deps.publicBaseUrl));
+          // What a checkout cancels on its own (actor `system`) is the service's doing, not recorded.
+          if (principal.actor.kind !== 'system') {
+            await recordAudit(tx, principal, {
+              action: 'payment.canceled',
+              objectType: 'payment',
+              objectId: paymentId,
+              changes: { status: { from: payment.status, to: canceled.status }, cancellation_reason: input.cancellationReason },
+              at: deps.clock.now(),
+            });
+          }
           await finishKeyWithin(tx, keyDeps, op, leaseToken, { status: 200, body });
         },
       },

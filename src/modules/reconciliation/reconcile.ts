@@ -27,6 +27,7 @@ import {
 } from './reconciliation-repo.ts';
 import { firstLinePage, reconciliationSummaryView, reconciliationView } from './reconciliation-view.ts';
 import type { KeyedResult, LifecycleDeps, Principal } from '../../kernel/index.ts';
+import { recordAudit } from '../audit/index.ts';
 
 /**
  * POST /reconciliation/create without the HTTP (docs/money.md "Reconciliation"). Fetches the
@@ -164,8 +165,21 @@ export async function createReconciliation(
     const created = await insertReconciliation(tx, candidate, lines);
     let status = 201;
     let stored = candidate;
-    if (created) await insertReconciliationEvents(tx, candidate);
-    else {
+    if (created) {
+      await insertReconciliationEvents(tx, candidate);
+      await recordAudit(tx, principal, {
+        action: 'reconciliation.created',
+        objectType: 'reconciliation',
+        objectId: candidate.id,
+        changes: {
+          connector: input.connector,
+          from: input.from.toISOString(),
+          to: input.to.toISOString(),
+          status: candidate.status,
+        },
+        at: now,
+      });
+    } else {
       const existing = await findReconciliationByInputs(tx, candidate);
       if (existing === undefined) throw new Error('reconciliation conflicted but cannot be found');
       stored = existing;

@@ -32,6 +32,7 @@ import { findRefund, insertRefund } from './refund-repo.ts';
 import type { Refund, RefundReason, RefundSource } from './refund-types.ts';
 import { refundView } from './refund-view.ts';
 import type { KeyedResult, LifecycleDeps, Principal } from '../../kernel/index.ts';
+import { recordAudit } from '../audit/index.ts';
 
 /**
  * POST /payment/{id}/refund without the HTTP (docs/money.md, "Refunds").
@@ -319,6 +320,13 @@ async function holdRefund(
       completedAt: null,
     };
     await insertRefund(tx, refund);
+    await recordAudit(tx, principal, {
+      action: 'refund.created',
+      objectType: 'refund',
+      objectId: refundId,
+      changes: { payment_id: paymentId, amount_minor: amountMinor.toString(), currency: c, reason: input.reason },
+      at: now,
+    });
     const scope = { merchantId: payment.merchantId, environment: payment.environment, currency: c, now };
     await postEntry(tx, refundHoldEntry(scope, { refundId, paymentId }, amountMinor, refund.heldFrom));
     return { kind: 'held', refund };

@@ -8,6 +8,8 @@ import {
   type SettlementException,
 } from './settlement-exception-repo.ts';
 import { settlementExceptionView } from './settlement-exception-view.ts';
+import { recordAudit } from '../audit/index.ts';
+import type { Actor } from '../../kernel/index.ts';
 
 /**
  * Settlement exceptions and what their merchant is told (docs/money.md "Settlement exceptions"):
@@ -29,12 +31,26 @@ export async function resolveSettlementExceptionAndAnnounce(
   id: string,
   resolution: string,
   now: Date,
+  /** Who resolved it (the operator, from the CLI), for the audit log. */
+  by: { actor: Actor },
 ): Promise<ResolveResult> {
   return store.transaction(async (tx) => {
     const result = await resolveSettlementException(tx, id, resolution, now);
     if (result.kind === 'resolved') {
       const previous = { status: 'open', resolved_at: null, resolution: null };
       await announce(tx, result.exception, 'settlement_exception.resolved', previous, now);
+      const e = result.exception;
+      await recordAudit(
+        tx,
+        { merchantId: e.merchantId, environment: e.environment, actor: by.actor },
+        {
+          action: 'settlement_exception.resolved',
+          objectType: 'settlement_exception',
+          objectId: e.id,
+          changes: { status: { from: 'open', to: 'resolved' } },
+          at: now,
+        },
+      );
     }
     return result;
   });

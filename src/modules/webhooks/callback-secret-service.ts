@@ -12,6 +12,8 @@ import type { Tenant } from './endpoint-repo.ts';
 import type { WebhookDeps } from './endpoint-service.ts';
 import { generateWebhookSecret } from './webhook-signature.ts';
 import { callbackSecretContext, rotated } from './webhook-secrets.ts';
+import { recordAudit } from '../audit/index.ts';
+import type { Principal } from '../../kernel/index.ts';
 
 /**
  * The merchant's callback secret signs what goes to a payment's `callback_url` (one per
@@ -67,7 +69,7 @@ export async function readCallbackSecret(deps: WebhookDeps, tenant: Tenant): Pro
 
 export async function rotateCallbackSecret(
   deps: WebhookDeps,
-  tenant: Tenant,
+  tenant: Principal,
   overlapMs: number,
 ): Promise<RevealedCallbackSecret> {
   const secret = generateWebhookSecret();
@@ -79,12 +81,20 @@ export async function rotateCallbackSecret(
     const current = await findCallbackSecret(tx, tenant, true);
     if (current === undefined) throw new Error('callback secret vanished');
     const next = rotated(current, deps.secretBox.seal(secret, callbackSecretContext(tenant)), now, overlapMs);
-    return writeRotation(tx, tenant, {
+    const written = await writeRotation(tx, tenant, {
       secretCiphertext: next.secretCiphertext,
       previousSecretCiphertext: next.previousSecretCiphertext,
       previousExpiresAt: next.previousSecretExpiresAt,
       now,
     });
+    await recordAudit(tx, tenant, {
+      action: 'callback_secret.rotated',
+      objectType: 'callback_secret',
+      objectId: null,
+      changes: { previous_secret_expires_at: next.previousSecretExpiresAt?.toISOString() ?? null },
+      at: now,
+    });
+    return written;
   });
   if (record === undefined) throw new Error('callback secret vanished');
   return { record, secret };

@@ -42,6 +42,8 @@ import { type AttemptOutcome, nextRetryDelayMs, outcomeOfStatus, parseRetryAfter
 import { signatureHeader } from './webhook-signature.ts';
 import { callbackSecretContext, endpointSecretContext, signingSecrets } from './webhook-secrets.ts';
 import type { DeliveryFailureReason, WebhookEndpoint } from './webhook-types.ts';
+import { recordAudit } from '../audit/index.ts';
+import type { Principal } from '../../kernel/index.ts';
 
 /**
  * The outbox, from queued event to recorded attempt:
@@ -525,7 +527,7 @@ const eventPaymentId = (objectType: string, objectId: string, object: Record<str
  */
 export async function redeliverEvent(
   deps: { store: Store; clock: Clock },
-  tenant: Tenant,
+  tenant: Principal,
   eventId: string,
   target: RedeliveryTarget,
 ): Promise<Result<{ deliveries: DeliveryRecord[] }>> {
@@ -569,7 +571,20 @@ export async function redeliverEvent(
     now,
     ignoreFilters: target.kind === 'endpoint',
   });
-  await insertDeliveries(deps.store, planned, now);
+  await deps.store.transaction(async (tx) => {
+    await insertDeliveries(tx, planned, now);
+    await recordAudit(tx, tenant, {
+      action: 'event.redelivered',
+      objectType: 'event',
+      objectId: event.id,
+      changes: {
+        target: target.kind,
+        ...(target.kind === 'endpoint' ? { endpoint_id: target.endpointId } : {}),
+        deliveries: planned.length,
+      },
+      at: now,
+    });
+  });
   return {
     ok: true,
     deliveries: planned.map((d) => ({

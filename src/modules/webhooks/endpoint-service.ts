@@ -18,6 +18,8 @@ import {
 import { generateWebhookSecret } from './webhook-signature.ts';
 import { endpointSecretContext, rotated } from './webhook-secrets.ts';
 import type { EndpointStatus, WebhookEndpoint } from './webhook-types.ts';
+import { recordAudit } from '../audit/index.ts';
+import type { Principal } from '../../kernel/index.ts';
 
 /**
  * Webhook endpoints: register, change, rotate the secret, delete. The signing secret is
@@ -83,9 +85,29 @@ export function checkEnabledEvents(types: readonly string[], issues: FieldIssue[
   return unique;
 }
 
+/**
+ * What an update changed, for the audit log: status and event filter with both values; the URL by
+ * its host only (a path or query may carry a token), the description as changed or not.
+ */
+function endpointChanges(before: WebhookEndpoint, after: WebhookEndpoint): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  if (before.url !== after.url) changes['url_host'] = { from: new URL(before.url).host, to: new URL(after.url).host };
+  if (before.description !== after.description) changes['description_changed'] = true;
+  if (before.status !== after.status) changes['status'] = { from: before.status, to: after.status };
+  if (before.enabledEvents.join(',') !== after.enabledEvents.join(',')) {
+    changes['enabled_events'] = { from: before.enabledEvents, to: after.enabledEvents };
+  }
+  return changes;
+}
+
+/** A rotation names when the previous secret stops working, never a secret. */
+const rotationChanges = (after: WebhookEndpoint): Record<string, unknown> => ({
+  previous_secret_expires_at: after.previousSecretExpiresAt?.toISOString() ?? null,
+});
+
 export async function createEndpoint(
   deps: WebhookDeps,
-  tenant: Tenant,
+  tenant: Principal,
   input: { url: string; description?: string | null; enabledEvents?: string[]; status?: EndpointStatus },
 ): Promise<Result<{ endpoint: WebhookEndpoint; secret: string }>> {
   const issues: FieldIssue[] = [];
@@ -119,7 +141,16 @@ export async function createEndpoint(
     createdAt: now,
     updatedAt: now,
   };
-  await insertEndpoint(deps.store, endpoint);
+  await deps.store.transaction(async (tx) => {
+    await insertEndpoint(tx, endpoint);
+    await recordAudit(tx, tenant, {
+      action: 'webhook_endpoint.created',
+      objectType: 'webhook_endpoint',
+      objectId: id,
+      changes: { url_host: new URL(url).host, enabled_events: enabledEvents, status },
+      at: now,
+    });
+  });
   return { ok: true, endpoint, secret };
 }
 
@@ -135,8 +166,9 @@ export async function getEndpoint(deps: WebhookDeps, tenant: Tenant, id: string)
  */
 async function change(
   deps: WebhookDeps,
-  tenant: Tenant,
+  tenant: Principal,
   id: string,
+  action: 'webhook_endpoint.updated' | 'webhook_endpoint.secret_rotated',
   apply: (current: WebhookEndpoint, now: Date) => WebhookEndpoint,
 ): Promise<Result<{ endpoint: WebhookEndpoint }>> {
   return deps.store.transaction(async (tx) => {
@@ -148,13 +180,20 @@ async function change(
     if (current.status === 'enabled' && next.status === 'disabled') {
       await cancelPendingDeliveriesOf(tx, { ...tenant, endpointId: id }, 'endpoint_disabled', now);
     }
+    await recordAudit(tx, tenant, {
+      action,
+      objectType: 'webhook_endpoint',
+      objectId: id,
+      changes: action === 'webhook_endpoint.updated' ? endpointChanges(current, next) : rotationChanges(next),
+      at: now,
+    });
     return { ok: true as const, endpoint: next };
   });
 }
 
 export async function updateEndpoint(
   deps: WebhookDeps,
-  tenant: Tenant,
+  tenant: Principal,
   id: string,
   patch: EndpointPatch,
 ): Promise<Result<{ endpoint: WebhookEndpoint }>> {
@@ -162,7 +201,7 @@ export async function updateEndpoint(
   const url = patch.url === undefined ? undefined : checkUrl(patch.url, tenant, deps.allowlist, issues);
   const enabledEvents = patch.enabledEvents === undefined ? undefined : checkEnabledEvents(patch.enabledEvents, issues);
   if (issues.length > 0) return invalid(issues);
-  return change(deps, tenant, id, (current) => {
+  return change(deps, tenant, id, 'webhook_endpoint.updated', (current) => {
     const status = patch.status ?? current.status;
     const reenabled = current.status === 'disabled' && status === 'enabled';
     return {
@@ -180,23 +219,24 @@ export async function updateEndpoint(
 
 export async function rotateEndpointSecret(
   deps: WebhookDeps,
-  tenant: Tenant,
+  tenant: Principal,
   id: string,
   overlapMs: number,
 ): Promise<Result<{ endpoint: WebhookEndpoint; secret: string }>> {
   const secret = generateWebhookSecret();
-  const result = await change(deps, tenant, id, (current, now) => ({
+  const result = await change(deps, tenant, id, 'webhook_endpoint.secret_rotated', (current, now) => ({
     ...current,
     ...rotated(current, deps.secretBox.seal(secret, endpointSecretContext(id)), now, overlapMs),
   }));
   return result.ok ? { ok: true, endpoint: result.endpoint, secret } : result;
 }
 
-export async function deleteEndpoint(deps: WebhookDeps, tenant: Tenant, id: string): Promise<Result<object>> {
+export async function deleteEndpoint(deps: WebhookDeps, tenant: Principal, id: string): Promise<Result<object>> {
   return deps.store.transaction(async (tx) => {
     const now = deps.clock.now();
     if (!(await softDeleteEndpoint(tx, tenant.merchantId, tenant.environment, id, now))) return notFound();
     await cancelPendingDeliveriesOf(tx, { ...tenant, endpointId: id }, 'endpoint_deleted', now);
+    await recordAudit(tx, tenant, { action: 'webhook_endpoint.deleted', objectType: 'webhook_endpoint', objectId: id, at: now });
     return { ok: true as const };
   });
 }

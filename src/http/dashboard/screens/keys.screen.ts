@@ -79,7 +79,9 @@ export function registerKeysScreen(dashboard: FastifyInstance, deps: ScreenDeps)
 
   dashboard.post<WithId>('/keys/:id/revoke', sessionRoute('keys.manage'), async (request, reply) => {
     const id = request.params.id;
-    const outcome = isIdOf('apiKey', id) ? await merchants.revokeKey(id, signedIn(request).principal, signedIn(request).scope) : 'not_found';
+    const outcome = isIdOf('apiKey', id)
+      ? await merchants.revokeKey(id, signedIn(request).principal, signedIn(request).scope)
+      : 'not_found';
     if (outcome === 'not_found') throw new DashboardError(404, 'No such key.');
     if (id === keyIdOf(signedIn(request).principal)) {
       clearSessionCookie(request, reply, deps.publicBaseUrl);

@@ -106,7 +106,7 @@ export function registerPaymentDetailScreen(dashboard: FastifyInstance, deps: Sc
     const eventId = request.params.id;
     if (!isIdOf('event', eventId)) throw new DashboardError(404, 'No such event.');
     const target = redeliveryTargetOf(form);
-    const result = await redeliverEvent({ store: deps.store, clock: deps.clock }, signedIn(request).scope, eventId, target);
+    const result = await redeliverEvent({ store: deps.store, clock: deps.clock }, signedIn(request).principal, eventId, target);
     if (!result.ok) return show(request, reply, paymentId, httpStatusOf(result.code), { kind: 'bad', text: result.message });
     return redirect(reply, `/dashboard/payments/${paymentId}?notice=redelivered#event-${eventId}`);
   });

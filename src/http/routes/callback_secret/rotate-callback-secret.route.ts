@@ -6,7 +6,8 @@ import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../../modules/webhooks/webh
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { CallbackSecretSchema, RotateSecretBodySchema } from '../../schemas/webhook.schema.ts';
-import { emptyBodyAsObject, tenantOf } from '../webhook-route-helpers.ts';
+import { emptyBodyAsObject } from '../webhook-route-helpers.ts';
+import { principalOf } from '../../plugins/auth.ts';
 
 export function registerRotateCallbackSecret(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
@@ -25,7 +26,7 @@ export function registerRotateCallbackSecret(app: FastifyInstance, deps: RouteDe
     },
     async (request, reply) => {
       const seconds = request.body.expire_previous_in_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS;
-      const rotated = await rotateCallbackSecret(deps.webhooks, tenantOf(request), seconds * 1000);
+      const rotated = await rotateCallbackSecret(deps.webhooks, principalOf(request), seconds * 1000);
       return reply.send(callbackSecretView(rotated));
     },
   );

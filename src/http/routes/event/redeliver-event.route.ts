@@ -6,7 +6,8 @@ import { deliveryView, type RedeliveryTarget, redeliverEvent } from '../../../mo
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { listOf, RedeliverBodySchema, WebhookDeliverySchema } from '../../schemas/webhook.schema.ts';
-import { emptyBodyAsObject, IdParams, requireIdShape, tenantOf, throwFailure } from '../webhook-route-helpers.ts';
+import { emptyBodyAsObject, IdParams, requireIdShape, throwFailure } from '../webhook-route-helpers.ts';
+import { principalOf } from '../../plugins/auth.ts';
 
 export function registerRedeliverEvent(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
@@ -41,7 +42,7 @@ export function registerRedeliverEvent(app: FastifyInstance, deps: RouteDeps): v
       } else if (body.callback_url === true) {
         target = { kind: 'callback_url' };
       }
-      const result = await redeliverEvent(deps.webhooks, tenantOf(request), request.params.id, target);
+      const result = await redeliverEvent(deps.webhooks, principalOf(request), request.params.id, target);
       if (!result.ok) throwFailure(result);
       return reply.code(202).send({ object: 'list', data: result.deliveries.map(deliveryView), has_more: false });
     },

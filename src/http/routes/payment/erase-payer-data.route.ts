@@ -36,6 +36,7 @@ export function registerErasePayerData(app: FastifyInstance, deps: RouteDeps): v
         { store: deps.store, clock: deps.clock },
         { merchantId: principal.merchantId, environment: principal.environment },
         id,
+        principal,
       );
       if (result.kind === 'not_found') throw new ApiError('resource_not_found', 'No such payment.');
       if (result.kind === 'conflict') {

@@ -6,7 +6,8 @@ import { endpointView } from '../../../modules/webhooks/endpoint-view.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { CreateWebhookEndpointBodySchema, WebhookEndpointWithSecretSchema } from '../../schemas/webhook.schema.ts';
-import { tenantOf, throwFailure } from '../webhook-route-helpers.ts';
+import { throwFailure } from '../webhook-route-helpers.ts';
+import { principalOf } from '../../plugins/auth.ts';
 
 export function registerCreateWebhookEndpoint(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
@@ -24,7 +25,7 @@ export function registerCreateWebhookEndpoint(app: FastifyInstance, deps: RouteD
     },
     async (request, reply) => {
       const body = request.body;
-      const result = await createEndpoint(deps.webhooks, tenantOf(request), {
+      const result = await createEndpoint(deps.webhooks, principalOf(request), {
         url: body.url,
         ...(body.description === undefined ? {} : { description: body.description }),
         ...(body.enabled_events === undefined ? {} : { enabledEvents: body.enabled_events }),

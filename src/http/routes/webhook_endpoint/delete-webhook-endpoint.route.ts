@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 import { deleteEndpoint } from '../../../modules/webhooks/endpoint-service.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
-import { IdParams, requireIdShape, tenantOf, throwFailure } from '../webhook-route-helpers.ts';
+import { IdParams, requireIdShape, throwFailure } from '../webhook-route-helpers.ts';
+import { principalOf } from '../../plugins/auth.ts';
 
 const DeletedSchema = Type.Object(
   { id: Type.String(), object: Type.Literal('webhook_endpoint'), deleted: Type.Literal(true) },
@@ -27,7 +28,7 @@ export function registerDeleteWebhookEndpoint(app: FastifyInstance, deps: RouteD
     },
     async (request, reply) => {
       requireIdShape('webhookEndpoint', request.params.id, 'webhook endpoint');
-      const result = await deleteEndpoint(deps.webhooks, tenantOf(request), request.params.id);
+      const result = await deleteEndpoint(deps.webhooks, principalOf(request), request.params.id);
       if (!result.ok) throwFailure(result);
       return reply.send({ id: request.params.id, object: 'webhook_endpoint', deleted: true });
     },

@@ -7,7 +7,8 @@ import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../../modules/webhooks/webh
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { RotateSecretBodySchema, WebhookEndpointWithSecretSchema } from '../../schemas/webhook.schema.ts';
-import { emptyBodyAsObject, IdParams, requireIdShape, tenantOf, throwFailure } from '../webhook-route-helpers.ts';
+import { emptyBodyAsObject, IdParams, requireIdShape, throwFailure } from '../webhook-route-helpers.ts';
+import { principalOf } from '../../plugins/auth.ts';
 
 export function registerRotateWebhookEndpointSecret(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
@@ -28,7 +29,7 @@ export function registerRotateWebhookEndpointSecret(app: FastifyInstance, deps: 
     async (request, reply) => {
       requireIdShape('webhookEndpoint', request.params.id, 'webhook endpoint');
       const seconds = request.body.expire_previous_in_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS;
-      const result = await rotateEndpointSecret(deps.webhooks, tenantOf(request), request.params.id, seconds * 1000);
+      const result = await rotateEndpointSecret(deps.webhooks, principalOf(request), request.params.id, seconds * 1000);
       if (!result.ok) throwFailure(result);
       return reply.send({ ...endpointView(result.endpoint), secret: result.secret });
     },

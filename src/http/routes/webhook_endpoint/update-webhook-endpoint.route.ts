@@ -6,7 +6,8 @@ import { endpointView } from '../../../modules/webhooks/endpoint-view.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { errorResponses } from '../../schemas/error.schema.ts';
 import { UpdateWebhookEndpointBodySchema, WebhookEndpointSchema } from '../../schemas/webhook.schema.ts';
-import { IdParams, requireIdShape, tenantOf, throwFailure } from '../webhook-route-helpers.ts';
+import { IdParams, requireIdShape, throwFailure } from '../webhook-route-helpers.ts';
+import { principalOf } from '../../plugins/auth.ts';
 
 export function registerUpdateWebhookEndpoint(app: FastifyInstance, deps: RouteDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
@@ -26,7 +27,7 @@ export function registerUpdateWebhookEndpoint(app: FastifyInstance, deps: RouteD
     async (request, reply) => {
       requireIdShape('webhookEndpoint', request.params.id, 'webhook endpoint');
       const body = request.body;
-      const result = await updateEndpoint(deps.webhooks, tenantOf(request), request.params.id, {
+      const result = await updateEndpoint(deps.webhooks, principalOf(request), request.params.id, {
         ...(body.url === undefined ? {} : { url: body.url }),
         ...(body.description === undefined ? {} : { description: body.description }),
         ...(body.enabled_events === undefined ? {} : { enabledEvents: body.enabled_events }),
