@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '7a7c8edb1d8fb83cb3cbdf2715f90aafebb02ffc69d1959bcb5f09b95e9caf9d';
+    public const OPENAPI_SHA256 = '76e1fd19b01bb9c657c43dd96b0f519a94e58c8b4cbf3791ebe68b91cb3e6046';
 }

@@ -167,6 +167,16 @@ namespace Tributary\Generated;
  *     amount?: numeric-string|int|\Tributary\Money,
  * }
  *
+ * @phpstan-type ListAuditLogQuery array{
+ *     limit?: int,
+ *     starting_after?: string,
+ *     action?: 'user.signed_in'|'user.sign_in_failed'|'user.signed_out'|'user.two_factor_enrolled'|'user.recovery_code_used'|'user.password_changed'|'member.invited'|'member.invitation_revoked'|'member.joined'|'member.role_changed'|'member.removed'|'member.ownership_transferred'|'api_key.created'|'api_key.rolled'|'api_key.revoked'|'refund.created'|'payment.canceled'|'payment.payer_data_erased'|'event.redelivered'|'webhook_endpoint.created'|'webhook_endpoint.updated'|'webhook_endpoint.deleted'|'webhook_endpoint.secret_rotated'|'callback_secret.rotated'|'merchant.settings_updated'|'reconciliation.created'|'settlement_exception.resolved'|'checkout.expired'|'payment_link.created'|'payment_link.deactivated',
+ *     actor_id?: string,
+ *     object_id?: string,
+ *     occurred_gte?: string|\DateTimeInterface,
+ *     occurred_lte?: string|\DateTimeInterface,
+ * }
+ *
  * @phpstan-type SimulatePaymentBody array{
  *     outcome: 'succeeded'|'failed'|'expired'|'reversed'|'settled',
  *     amount?: numeric-string|int|\Tributary\Money,
@@ -696,6 +706,19 @@ final class Operations
             'response' => 'json',
             'model' => Model\Checkout::class,
             'listItem' => null,
+        ],
+        'listAuditLog' => [
+            'method' => 'GET',
+            'path' => '/audit_log',
+            'pathParams' => [],
+            'query' => ['limit', 'starting_after', 'action', 'actor_id', 'object_id', 'occurred_gte', 'occurred_lte'],
+            'idempotencyKey' => false,
+            'body' => false,
+            'amountFields' => [],
+            'objectFields' => [],
+            'response' => 'json',
+            'model' => Model\AuditEntryList::class,
+            'listItem' => Model\AuditEntry::class,
         ],
         'simulatePayment' => [
             'method' => 'POST',

@@ -32,7 +32,9 @@ __all__ = [
     "ReconciliationStatus", "ReconciliationLinesItemResult", "ReconciliationLinesItemReport",
     "ReconciliationLinesItemOurs", "ReconciliationLinesItem", "Reconciliation",
     "ReconciliationLineResult", "ReconciliationLineReport", "ReconciliationLineOurs",
-    "ReconciliationLine", "ReconciliationLineList", "CheckoutStatus", "CheckoutChannelsItem",
+    "ReconciliationLine", "ReconciliationLineList", "AuditEntryAction", "AuditEntryOutcome",
+    "AuditEntryEnvironment", "AuditEntryTarget", "AuditEntryActorType", "AuditEntryActorRole",
+    "AuditEntryActor", "AuditEntry", "AuditEntryList", "CheckoutStatus", "CheckoutChannelsItem",
     "Checkout", "CheckoutList", "PaymentLinkStatus", "PaymentLinkChannelsItem",
     "PaymentLinkCheckouts", "PaymentLinkTotals", "PaymentLink", "PaymentLinkList",
     "CreatePaymentBodyChannel", "CreatePaymentBody", "CreatePaymentResponse", "GetPaymentResponse",
@@ -60,15 +62,16 @@ __all__ = [
     "SelectCheckoutMethodBody", "SelectCheckoutMethodResponse", "CreatePaymentLinkBodyChannelsItem",
     "CreatePaymentLinkBody", "CreatePaymentLinkResponse", "GetPaymentLinkResponse",
     "ListPaymentLinksQuery", "ListPaymentLinksResponse", "DeactivatePaymentLinkResponse",
-    "StartPaymentLinkCheckoutBody", "StartPaymentLinkCheckoutResponse",
-    "SimulatePaymentBodyOutcome", "SimulatePaymentBody", "SimulatePaymentResponseOutcome",
-    "SimulatePaymentResponse", "PaymentPendingEventData", "PaymentPendingEvent",
-    "PaymentSucceededEventData", "PaymentSucceededEvent", "PaymentFailedEventData",
-    "PaymentFailedEvent", "PaymentExpiredEventData", "PaymentExpiredEvent",
-    "PaymentCanceledEventData", "PaymentCanceledEvent", "PaymentSettledEventData",
-    "PaymentSettledEvent", "PaymentReversedEventData", "PaymentReversedEvent",
-    "RefundSucceededEventData", "RefundSucceededEvent", "RefundFailedEventData",
-    "RefundFailedEvent", "ReconciliationCompletedEventData", "ReconciliationCompletedEvent",
+    "StartPaymentLinkCheckoutBody", "StartPaymentLinkCheckoutResponse", "ListAuditLogQueryAction",
+    "ListAuditLogQuery", "ListAuditLogResponse", "SimulatePaymentBodyOutcome",
+    "SimulatePaymentBody", "SimulatePaymentResponseOutcome", "SimulatePaymentResponse",
+    "PaymentPendingEventData", "PaymentPendingEvent", "PaymentSucceededEventData",
+    "PaymentSucceededEvent", "PaymentFailedEventData", "PaymentFailedEvent",
+    "PaymentExpiredEventData", "PaymentExpiredEvent", "PaymentCanceledEventData",
+    "PaymentCanceledEvent", "PaymentSettledEventData", "PaymentSettledEvent",
+    "PaymentReversedEventData", "PaymentReversedEvent", "RefundSucceededEventData",
+    "RefundSucceededEvent", "RefundFailedEventData", "RefundFailedEvent",
+    "ReconciliationCompletedEventData", "ReconciliationCompletedEvent",
     "ReconciliationDiscrepancyEventData", "ReconciliationDiscrepancyEvent",
     "SettlementExceptionCreatedEventData", "SettlementExceptionCreatedEvent",
     "SettlementExceptionResolvedEventData", "SettlementExceptionResolvedEvent",
@@ -81,7 +84,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "7a7c8edb1d8fb83cb3cbdf2715f90aafebb02ffc69d1959bcb5f09b95e9caf9d"
+OPENAPI_SHA256: Final = "76e1fd19b01bb9c657c43dd96b0f519a94e58c8b4cbf3791ebe68b91cb3e6046"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 
@@ -888,6 +891,103 @@ class ReconciliationLineList(TypedDict):
     next_cursor: str | None
 
 
+AuditEntryAction = Literal[
+    "user.signed_in",
+    "user.sign_in_failed",
+    "user.signed_out",
+    "user.two_factor_enrolled",
+    "user.recovery_code_used",
+    "user.password_changed",
+    "member.invited",
+    "member.invitation_revoked",
+    "member.joined",
+    "member.role_changed",
+    "member.removed",
+    "member.ownership_transferred",
+    "api_key.created",
+    "api_key.rolled",
+    "api_key.revoked",
+    "refund.created",
+    "payment.canceled",
+    "payment.payer_data_erased",
+    "event.redelivered",
+    "webhook_endpoint.created",
+    "webhook_endpoint.updated",
+    "webhook_endpoint.deleted",
+    "webhook_endpoint.secret_rotated",
+    "callback_secret.rotated",
+    "merchant.settings_updated",
+    "reconciliation.created",
+    "settlement_exception.resolved",
+    "checkout.expired",
+    "payment_link.created",
+    "payment_link.deactivated",
+]
+
+
+AuditEntryOutcome = Literal["succeeded", "failed"]
+
+
+AuditEntryEnvironment = Literal["sandbox", "production"]
+
+
+class AuditEntryTarget(TypedDict):
+    #: `payment`, `refund`, `api_key`, `webhook_endpoint`, …
+    type: str | None
+    #: The object changed, when it has an id.
+    id: str | None
+
+
+AuditEntryActorType = Literal["api_key", "user", "operator", "system"]
+
+
+AuditEntryActorRole = Literal["owner", "admin", "developer", "finance", "support", "viewer"]
+
+
+class AuditEntryActor(TypedDict):
+    type: AuditEntryActorType
+    #: The key (`key_…`) or the person (`usr_…`); null for the operator.
+    id: str | None
+    #: The key's display prefix (never the secret), the person's e-mail, or the operator's name.
+    label: str
+    #: The person's role at the time; null for a key.
+    role: AuditEntryActorRole | None
+
+
+class AuditEntry(TypedDict):
+    #: `aud_…`
+    id: str
+    object: Literal["audit_entry"]
+    #: What was done (docs/audit-log.md lists where each is recorded).
+    action: AuditEntryAction
+    #: `failed` only for refused sign-ins.
+    outcome: AuditEntryOutcome
+    #: Null for what is the merchant as a whole (members, settings).
+    environment: AuditEntryEnvironment | None
+    target: AuditEntryTarget
+    actor: AuditEntryActor
+    #: The request's client address; null from the CLI.
+    address: str | None
+    user_agent: str | None
+    #: The request's id (the `Request-Id` header of its answer).
+    request_id: str | None
+    #: What changed: `{field: value}` or `{field: {from, to}}`; never a secret or a payer's personal
+    #: data.
+    changes: dict[str, Any]
+    #: When the change committed.
+    occurred_at: str
+
+
+class AuditEntryList(TypedDict):
+    object: Literal["list"]
+    #: Newest first.
+    data: list[AuditEntry]
+    #: Whether another page follows.
+    has_more: bool
+    #: Pass as `starting_after` to get the next page; null on the last page.
+    next_cursor: str | None
+
+
 CheckoutStatus = Literal["open", "completed", "expired"]
 
 
@@ -1436,6 +1536,58 @@ class StartPaymentLinkCheckoutBody(TypedDict):
     amount: NotRequired[Decimal | int]
 
 
+ListAuditLogQueryAction = Literal[
+    "user.signed_in",
+    "user.sign_in_failed",
+    "user.signed_out",
+    "user.two_factor_enrolled",
+    "user.recovery_code_used",
+    "user.password_changed",
+    "member.invited",
+    "member.invitation_revoked",
+    "member.joined",
+    "member.role_changed",
+    "member.removed",
+    "member.ownership_transferred",
+    "api_key.created",
+    "api_key.rolled",
+    "api_key.revoked",
+    "refund.created",
+    "payment.canceled",
+    "payment.payer_data_erased",
+    "event.redelivered",
+    "webhook_endpoint.created",
+    "webhook_endpoint.updated",
+    "webhook_endpoint.deleted",
+    "webhook_endpoint.secret_rotated",
+    "callback_secret.rotated",
+    "merchant.settings_updated",
+    "reconciliation.created",
+    "settlement_exception.resolved",
+    "checkout.expired",
+    "payment_link.created",
+    "payment_link.deactivated",
+]
+
+
+class ListAuditLogQuery(TypedDict):
+    #: Page size, 1-100 (default 10).
+    limit: NotRequired[int]
+    #: An audit entry id (`next_cursor` of the previous page): the page starts right after it. An id
+    #: that is not one of the entries this key can see is a 400 `unknown_cursor`.
+    starting_after: NotRequired[str]
+    #: Only this action.
+    action: NotRequired[ListAuditLogQueryAction]
+    #: Only what this key (`key_…`) or person (`usr_…`) did.
+    actor_id: NotRequired[str]
+    #: Only entries about this object (`pay_…`, `we_…`, …).
+    object_id: NotRequired[str]
+    #: At or after this instant (RFC 3339; encode `+` as `%2B`).
+    occurred_gte: NotRequired[str]
+    #: At or before this instant (RFC 3339).
+    occurred_lte: NotRequired[str]
+
+
 SimulatePaymentBodyOutcome = Literal["succeeded", "failed", "expired", "reversed", "settled"]
 
 
@@ -1851,6 +2003,7 @@ GetPaymentLinkResponse = PaymentLink
 ListPaymentLinksResponse = PaymentLinkList
 DeactivatePaymentLinkResponse = PaymentLink
 StartPaymentLinkCheckoutResponse = Checkout
+ListAuditLogResponse = AuditEntryList
 
 #: Every verified webhook delivery, told apart by `type`.
 WebhookEvent = (
@@ -1949,6 +2102,7 @@ OPERATIONS: Final[dict[str, Operation]] = {
     "startPaymentLinkCheckout": Operation(
         "POST", "/payment_link/{id}/checkout", ("id",), False, True, "json"
     ),
+    "listAuditLog": Operation("GET", "/audit_log", (), False, False, "json"),
     "simulatePayment": Operation(
         "POST", "/sandbox/payment/{id}/simulate", ("id",), False, True, "json"
     ),

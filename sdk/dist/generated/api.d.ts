@@ -1,7 +1,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export declare const API_VERSION = "2026-11-01";
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export declare const OPENAPI_SHA256 = "7a7c8edb1d8fb83cb3cbdf2715f90aafebb02ffc69d1959bcb5f09b95e9caf9d";
+export declare const OPENAPI_SHA256 = "76e1fd19b01bb9c657c43dd96b0f519a94e58c8b4cbf3791ebe68b91cb3e6046";
 /** The body of every error response. */
 export type ErrorBody = {
     /** Stable snake_case error code; see docs/errors.md. */
@@ -515,6 +515,50 @@ export type ReconciliationLineList = {
     }[];
     has_more: boolean;
     /** Pass as `starting_after` to GET /reconciliation/{id}/lines for the next page; null on the last. */
+    next_cursor: string | null;
+};
+export type AuditEntry = {
+    /** `aud_…` */
+    id: string;
+    object: 'audit_entry';
+    /** What was done (docs/audit-log.md lists where each is recorded). */
+    action: 'user.signed_in' | 'user.sign_in_failed' | 'user.signed_out' | 'user.two_factor_enrolled' | 'user.recovery_code_used' | 'user.password_changed' | 'member.invited' | 'member.invitation_revoked' | 'member.joined' | 'member.role_changed' | 'member.removed' | 'member.ownership_transferred' | 'api_key.created' | 'api_key.rolled' | 'api_key.revoked' | 'refund.created' | 'payment.canceled' | 'payment.payer_data_erased' | 'event.redelivered' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'callback_secret.rotated' | 'merchant.settings_updated' | 'reconciliation.created' | 'settlement_exception.resolved' | 'checkout.expired' | 'payment_link.created' | 'payment_link.deactivated';
+    /** `failed` only for refused sign-ins. */
+    outcome: 'succeeded' | 'failed';
+    /** Null for what is the merchant as a whole (members, settings). */
+    environment: 'sandbox' | 'production' | null;
+    target: {
+        /** `payment`, `refund`, `api_key`, `webhook_endpoint`, … */
+        type: string | null;
+        /** The object changed, when it has an id. */
+        id: string | null;
+    };
+    actor: {
+        type: 'api_key' | 'user' | 'operator' | 'system';
+        /** The key (`key_…`) or the person (`usr_…`); null for the operator. */
+        id: string | null;
+        /** The key's display prefix (never the secret), the person's e-mail, or the operator's name. */
+        label: string;
+        /** The person's role at the time; null for a key. */
+        role: 'owner' | 'admin' | 'developer' | 'finance' | 'support' | 'viewer' | null;
+    };
+    /** The request's client address; null from the CLI. */
+    address: string | null;
+    user_agent: string | null;
+    /** The request's id (the `Request-Id` header of its answer). */
+    request_id: string | null;
+    /** What changed: `{field: value}` or `{field: {from, to}}`; never a secret or a payer's personal data. */
+    changes: Record<string, unknown>;
+    /** When the change committed. */
+    occurred_at: string;
+};
+export type AuditEntryList = {
+    object: 'list';
+    /** Newest first. */
+    data: AuditEntry[];
+    /** Whether another page follows. */
+    has_more: boolean;
+    /** Pass as `starting_after` to get the next page; null on the last page. */
     next_cursor: string | null;
 };
 export type Checkout = {
@@ -1237,6 +1281,30 @@ export type StartPaymentLinkCheckoutBody = {
 };
 export type StartPaymentLinkCheckoutResponse = Checkout;
 /**
+ * List the audit log
+ *
+ * Who changed what (docs/audit-log.md): one append-only entry per change made with a key, by a person in the dashboard or by the operator, in the environment of the API key and the merchant-wide ones, newest first, one page at a time (the cursor rules of GET /payment). Refusals: 400 `invalid_request` with `unknown_cursor` (a `starting_after` that is not one of the entries this key can see) or `invalid_format` (an instant that is not RFC 3339).
+ */
+export type ListAuditLogParams = Record<string, never>;
+export type ListAuditLogQuery = {
+    /** Page size, 1-100 (default 10). */
+    limit?: number;
+    /** An audit entry id (`next_cursor` of the previous page): the page starts right after it. An id that is not one of the entries this key can see is a 400 `unknown_cursor`. */
+    starting_after?: string;
+    /** Only this action. */
+    action?: 'user.signed_in' | 'user.sign_in_failed' | 'user.signed_out' | 'user.two_factor_enrolled' | 'user.recovery_code_used' | 'user.password_changed' | 'member.invited' | 'member.invitation_revoked' | 'member.joined' | 'member.role_changed' | 'member.removed' | 'member.ownership_transferred' | 'api_key.created' | 'api_key.rolled' | 'api_key.revoked' | 'refund.created' | 'payment.canceled' | 'payment.payer_data_erased' | 'event.redelivered' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'callback_secret.rotated' | 'merchant.settings_updated' | 'reconciliation.created' | 'settlement_exception.resolved' | 'checkout.expired' | 'payment_link.created' | 'payment_link.deactivated';
+    /** Only what this key (`key_…`) or person (`usr_…`) did. */
+    actor_id?: string;
+    /** Only entries about this object (`pay_…`, `we_…`, …). */
+    object_id?: string;
+    /** At or after this instant (RFC 3339; encode `+` as `%2B`). */
+    occurred_gte?: string;
+    /** At or before this instant (RFC 3339). */
+    occurred_lte?: string;
+};
+export type ListAuditLogBody = undefined;
+export type ListAuditLogResponse = AuditEntryList;
+/**
  * Simulate what the payer or the provider does (sandbox only)
  *
  * Asks the sandbox provider to make it happen. The provider then notifies Tributary with a signed notification, exactly as a real provider does, and the payment changes when that notification is processed (within a moment in the embedded default). Never writes the payment directly. Production keys get 404. An outcome the payment’s state does not allow (failing a succeeded payment, settling an unpaid one) is 409 `payment_state_conflict`. See docs/sandbox.md for every outcome and the magic amounts.
@@ -1580,6 +1648,14 @@ export declare const OPERATIONS: {
         readonly body: true;
         readonly response: "json";
     };
+    readonly listAuditLog: {
+        readonly method: "GET";
+        readonly path: "/audit_log";
+        readonly pathParams: readonly [];
+        readonly idempotencyKey: false;
+        readonly body: false;
+        readonly response: "json";
+    };
     readonly simulatePayment: {
         readonly method: "POST";
         readonly path: "/sandbox/payment/{id}/simulate";
@@ -1825,6 +1901,12 @@ export interface OperationTypes {
         query: StartPaymentLinkCheckoutQuery;
         body: StartPaymentLinkCheckoutBody;
         response: StartPaymentLinkCheckoutResponse;
+    };
+    listAuditLog: {
+        params: ListAuditLogParams;
+        query: ListAuditLogQuery;
+        body: ListAuditLogBody;
+        response: ListAuditLogResponse;
     };
     simulatePayment: {
         params: SimulatePaymentParams;

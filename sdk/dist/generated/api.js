@@ -3,7 +3,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = '7a7c8edb1d8fb83cb3cbdf2715f90aafebb02ffc69d1959bcb5f09b95e9caf9d';
+export const OPENAPI_SHA256 = '76e1fd19b01bb9c657c43dd96b0f519a94e58c8b4cbf3791ebe68b91cb3e6046';
 /** How each operation is called: the runtime builds every request from this table. */
 export const OPERATIONS = {
     createPayment: { method: 'POST', path: '/payment/create', pathParams: [], idempotencyKey: true, body: true, response: 'json' },
@@ -255,6 +255,7 @@ export const OPERATIONS = {
         body: true,
         response: 'json',
     },
+    listAuditLog: { method: 'GET', path: '/audit_log', pathParams: [], idempotencyKey: false, body: false, response: 'json' },
     simulatePayment: {
         method: 'POST',
         path: '/sandbox/payment/{id}/simulate',

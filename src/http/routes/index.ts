@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registerSandboxProviderRoutes } from '../../sandbox/sandbox-providers.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { registerListAuditLog } from './audit_log/list-audit-log.route.ts';
 import { registerGetBalance } from './balance/get-balance.route.ts';
 import { registerCreateCheckout } from './checkout/create-checkout.route.ts';
 import { registerExpireCheckout } from './checkout/expire-checkout.route.ts';
@@ -101,6 +102,7 @@ export async function registerApiRoutes(app: FastifyInstance, deps: RouteDeps): 
   registerListPaymentLinks(app, deps);
   registerDeactivatePaymentLink(app, deps);
   registerStartPaymentLinkCheckout(app, deps);
+  registerListAuditLog(app, deps);
   registerSimulatePayment(app, deps);
   await registerProviderCallback(app, deps);
   if (deps.sandboxProviders !== undefined) await registerSandboxProviderRoutes(app, deps.sandboxProviders);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { AuditEntryListSchema, AuditEntrySchema } from './audit-log.schema.ts';
 import { CheckoutListSchema, CheckoutSchema } from './checkout.schema.ts';
 import { ErrorBodySchema } from './error.schema.ts';
 import { PaymentLinkListSchema, PaymentLinkSchema } from './payment-link.schema.ts';
@@ -28,6 +29,8 @@ export function addSharedSchemas(app: FastifyInstance): void {
     SettlementExceptionListSchema,
     ReconciliationSchema,
     ReconciliationLineListSchema,
+    AuditEntrySchema,
+    AuditEntryListSchema,
     CheckoutSchema,
     CheckoutListSchema,
     PaymentLinkSchema,

@@ -11,3 +11,4 @@ export {
   listAuditLog,
   recordAudit,
 } from './audit-log.ts';
+export { auditEntryView } from './audit-view.ts';

@@ -17,18 +17,18 @@ export async function deactivatePaymentLinkForMerchant(
 ): Promise<KeyedResult> {
   const now = deps.clock.now();
   const link = await deps.store.transaction(async (tx) => {
-    const after = await deactivatePaymentLink(tx, principal, linkId, now);
-    // An inactive link answers unchanged (its deactivated_at is older): only this change is recorded.
-    if (after !== undefined && after.deactivatedAt?.getTime() === now.getTime()) {
+    const outcome = await deactivatePaymentLink(tx, principal, linkId, now);
+    // An inactive link answers unchanged, and nothing is recorded.
+    if (outcome?.changed === true) {
       await recordAudit(tx, principal, {
         action: 'payment_link.deactivated',
         objectType: 'payment_link',
-        objectId: after.id,
+        objectId: outcome.link.id,
         changes: { active: { from: true, to: false } },
         at: now,
       });
     }
-    return after;
+    return outcome?.link;
   });
   if (link === undefined) return { kind: 'failure', code: 'resource_not_found', message: 'No such payment link.', details: [] };
   const summary = (await summariesOfPaymentLinks(deps.store, principal.merchantId, principal.environment, [link.id], now)).get(

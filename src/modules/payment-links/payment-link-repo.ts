@@ -153,20 +153,20 @@ export async function deactivatePaymentLink(
   owner: { merchantId: string; environment: Environment },
   id: string,
   now: Date,
-): Promise<PaymentLink | undefined> {
+): Promise<{ link: PaymentLink; changed: boolean } | undefined> {
   const locked = await tx.query<LinkRow>(
     `SELECT ${COLUMNS} FROM payment_links WHERE id = $1 AND merchant_id = $2 AND environment = $3 FOR UPDATE`,
     [id, owner.merchantId, owner.environment],
   );
   const row = locked[0];
   if (row === undefined) return undefined;
-  if (!row.active) return linkFromRow(row);
+  if (!row.active) return { link: linkFromRow(row), changed: false };
   const rows = await tx.query<LinkRow>(
     `UPDATE payment_links SET active = false, deactivated_at = $2, updated_at = $2, version = version + 1
      WHERE id = $1 RETURNING ${COLUMNS}`,
     [id, now],
   );
-  return linkFromRow(rows[0] as LinkRow);
+  return { link: linkFromRow(rows[0] as LinkRow), changed: true };
 }
 
 /**

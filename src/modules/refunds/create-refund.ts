@@ -327,6 +327,8 @@ async function holdRefund(
       changes: { payment_id: paymentId, amount_minor: amountMinor.toString(), currency: c, reason: input.reason },
       at: now,
     });
+    // Tests fail here: the audit row is written, the change is not complete; both must vanish.
+    deps.failpoints.hit('refund.after_audit');
     const scope = { merchantId: payment.merchantId, environment: payment.environment, currency: c, now };
     await postEntry(tx, refundHoldEntry(scope, { refundId, paymentId }, amountMinor, refund.heldFrom));
     return { kind: 'held', refund };
