@@ -345,6 +345,43 @@ describe(`audit log (${TEST_STORE})`, () => {
     assert.equal((await ctx.t.call('GET', '/audit_log?occurred_gte=yesterday')).statusCode, 400);
   });
 
+  it('the dashboard records the session as the actor, and shows the log to a session that may read it', async () => {
+    const FORM = 'application/x-www-form-urlencoded';
+    const signIn = await ctx.t.app.inject({
+      method: 'POST',
+      url: '/dashboard/login',
+      headers: { 'content-type': FORM },
+      payload: new URLSearchParams({ api_key: ctx.t.a.sandboxKey }).toString(),
+    });
+    assert.equal(signIn.statusCode, 303, signIn.body);
+    const setCookie = signIn.headers['set-cookie'];
+    const cookie = String(Array.isArray(setCookie) ? setCookie[0] : setCookie).split(';')[0] as string;
+    const keysPage = await ctx.t.app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie } });
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(keysPage.body)?.[1] ?? '';
+    const row = await exactlyOne('api_key.created', async () => {
+      const res = await ctx.t.app.inject({
+        method: 'POST',
+        url: '/dashboard/keys',
+        headers: { 'content-type': FORM, cookie, 'user-agent': 'audit-test-browser' },
+        payload: new URLSearchParams({ csrf_token: csrf }).toString(),
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const secret = /sk_test_[A-Za-z0-9_]+/.exec(res.body)?.[0];
+      assert.ok(secret !== undefined);
+      secrets.push(secret);
+    });
+    assert.equal(row.actor_type, 'api_key', 'a key session acts as its key');
+    assert.equal(row.actor_label, `${ctx.t.a.sandboxKey.slice(0, 14)}…`);
+    assert.equal(row.user_agent, 'audit-test-browser');
+    assert.equal(row.address, '127.0.0.1');
+
+    const audit = await ctx.t.app.inject({ method: 'GET', url: '/dashboard/audit?action=api_key.created', headers: { cookie } });
+    assert.equal(audit.statusCode, 200, audit.body);
+    assert.match(audit.body, new RegExp(`data-audit-id="${row.id}"`));
+    assert.match(audit.body, /id="nav-audit"/);
+    assert.doesNotMatch(audit.body, /webhook_endpoint\.created<\/code>/, 'the action filter holds');
+  });
+
   it('holds no secret: no key, no webhook or callback secret, no payer e-mail', async () => {
     const text = JSON.stringify(await rows());
     assert.ok(secrets.length >= 8, `${secrets.length} secrets collected`);

@@ -4,6 +4,7 @@ import { formatHumanAmount } from '../../lib/money-display.ts';
 import { reportedMajorText } from '../../lib/money.ts';
 import { html, htmlDocument, type SafeHtml, trusted } from '../pages/html.ts';
 import type { Principal } from '../../kernel/index.ts';
+import { type Permission, roleMay } from '../../modules/team/index.ts';
 
 /**
  * The frame of every dashboard page: one stylesheet allowed by hash, no script (but the copy
@@ -140,9 +141,10 @@ export const DASHBOARD_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export type Screen =
-  'payments' | 'checkouts' | 'payment-links' | 'webhooks' | 'keys' | 'balance' | 'settlements' | 'reconciliation';
+  'payments' | 'checkouts' | 'payment-links' | 'webhooks' | 'keys' | 'balance' | 'settlements' | 'reconciliation' | 'audit';
 
-const NAV: readonly { screen: Screen; href: string; label: string }[] = [
+/** The tabs; one with a `permission` shows only to a session that has it (a key session has every one). */
+const NAV: readonly { screen: Screen; href: string; label: string; permission?: Permission }[] = [
   { screen: 'payments', href: '/dashboard/payments', label: 'Payments' },
   { screen: 'checkouts', href: '/dashboard/checkouts', label: 'Checkouts' },
   { screen: 'payment-links', href: '/dashboard/payment-links', label: 'Payment links' },
@@ -151,7 +153,11 @@ const NAV: readonly { screen: Screen; href: string; label: string }[] = [
   { screen: 'balance', href: '/dashboard/balance', label: 'Balance' },
   { screen: 'settlements', href: '/dashboard/settlements', label: 'Settlements' },
   { screen: 'reconciliation', href: '/dashboard/reconciliation', label: 'Reconciliation' },
+  { screen: 'audit', href: '/dashboard/audit', label: 'Audit log', permission: 'audit.read' },
 ];
+
+const mayOpen = (principal: Principal, permission: Permission | undefined) =>
+  permission === undefined || principal.actor.kind !== 'user' || roleMay(principal.actor.role, permission);
 
 export interface Frame {
   principal: Principal;
@@ -186,7 +192,7 @@ export function page(frame: Frame, title: string, notice: Notice, content: SafeH
         <span id="merchant-name">${p.merchantName}</span>
         <span class="env env-${p.environment}" id="environment">${p.environment === 'sandbox' ? 'Sandbox' : 'Production'}</span>
         <nav>
-          ${NAV.map(
+          ${NAV.filter((n) => mayOpen(p, n.permission)).map(
             (n) =>
               html`<a href="${n.href}" id="nav-${n.screen}" class="${n.screen === frame.screen ? 'current' : ''}">${n.label}</a>`,
           )}

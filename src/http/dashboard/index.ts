@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createDashboardSessions } from '../../modules/merchants/dashboard-sessions.ts';
 import { type DashboardDeps, installDashboardPlumbing, type ScreenDeps } from './dashboard-plugin.ts';
+import { registerAuditScreen } from './screens/audit.screen.ts';
 import { registerBalanceScreen } from './screens/balance.screen.ts';
 import { registerCheckoutDetailScreen } from './screens/checkout-detail.screen.ts';
 import { registerCheckoutListScreen } from './screens/checkout-list.screen.ts';
@@ -34,6 +35,7 @@ const SCREENS: readonly ((dashboard: FastifyInstance, deps: ScreenDeps) => void)
   registerSettlementDetailScreen,
   registerReconciliationListScreen,
   registerReconciliationDetailScreen,
+  registerAuditScreen,
 ];
 
 /**
