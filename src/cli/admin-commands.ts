@@ -9,6 +9,7 @@ import {
 import { createMerchantService, OPERATOR } from '../modules/merchants/merchant-service.ts';
 import type { SettlementDeps } from '../modules/settlement/settlement-ingest.ts';
 import type { Environment } from '../kernel/index.ts';
+import { auditCommand } from './audit-command.ts';
 import { listExceptionsCommand, resolveExceptionCommand } from './settlement-exceptions.ts';
 import { importReportCommand } from './settlement-import.ts';
 
@@ -30,6 +31,7 @@ export const ADMIN_COMMANDS = [
   'settlement exceptions',
   'settlement resolve',
   'settlement import',
+  'audit',
 ] as const;
 export type AdminCommand = (typeof ADMIN_COMMANDS)[number];
 
@@ -44,7 +46,18 @@ export interface AdminInvocation {
 }
 
 /** Every option an admin command reads (all strings; `--json` is the printer's, never sent). */
-export const ADMIN_OPTIONS = ['name', 'merchant', 'environment', 'overlap-hours', 'set', 'status', 'connector', 'note'] as const;
+export const ADMIN_OPTIONS = [
+  'name',
+  'merchant',
+  'environment',
+  'overlap-hours',
+  'set',
+  'status',
+  'connector',
+  'note',
+  'action',
+  'limit',
+] as const;
 export type AdminOption = (typeof ADMIN_OPTIONS)[number];
 
 export interface AdminDeps {
@@ -196,6 +209,11 @@ export async function runAdminCommand(deps: AdminDeps, invocation: AdminInvocati
             ...(o.connector === undefined ? {} : { connector: o.connector }),
             ...(o.merchant === undefined ? {} : { merchant: o.merchant }),
           });
+      if (!out.ok) throw new AdminUsageError(out.problem);
+      return { value: out.value, human: out.human };
+    }
+    case 'audit': {
+      const out = await auditCommand(store, o);
       if (!out.ok) throw new AdminUsageError(out.problem);
       return { value: out.value, human: out.human };
     }

@@ -49,6 +49,8 @@ const USAGE = `Usage: tributary <command> [options]
                                                  report lines the settlement ingestion did not apply (docs/money.md)
   settlement resolve STX_ID --note TEXT [--json] mark one resolved, with what was done (final)
   settlement import --connector C FILE [--json]  apply a provider's settlement report file (CSV, docs/money.md)
+  audit [--merchant MER_ID] [--action A] [--limit N] [--json]
+                                                 the audit log, newest first (docs/audit-log.md)
   backup PATH [--json]                           a consistent copy of the embedded store while the server runs (docs/backups.md)
   restore PATH [--json]                          restore a backup into an empty DATA_DIR (server stopped)
   migrate                                        apply pending migrations and exit
@@ -56,7 +58,7 @@ const USAGE = `Usage: tributary <command> [options]
 
 Operator commands open the store: configuration comes from the environment (DATA_DIR, DATABASE_URL,
 TRIBUTARY_SECRET); see README. On the embedded store, while a server runs on DATA_DIR, merchants,
-keys and settlement commands are run by that server (DATA_DIR/admin.sock, owner-only).`;
+keys, settlement and audit commands are run by that server (DATA_DIR/admin.sock, owner-only).`;
 
 class UsageError extends Error {}
 
@@ -110,6 +112,8 @@ async function run(argv: string[]): Promise<void> {
       status: { type: 'string' },
       connector: { type: 'string' },
       note: { type: 'string' },
+      action: { type: 'string' },
+      limit: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },

@@ -41,6 +41,17 @@ describe('CLI', once, () => {
     ) as { id: string; api_key: string };
     const revoked = runCli(['keys', 'revoke', created.id, '--json'], { DATA_DIR: dataDir });
     assert.equal(revoked.status, 0, revoked.stderr);
+    // The operator's key changes are in the audit log, newest first, by the operator, without a secret.
+    const audit = runCli(['audit', '--merchant', out.id, '--json'], { DATA_DIR: dataDir });
+    assert.equal(audit.status, 0, audit.stderr);
+    const entries = (JSON.parse(audit.stdout) as { data: { action: string; actor: { type: string; label: string } }[] }).data;
+    assert.deepEqual(
+      entries.map((e) => e.action),
+      ['api_key.revoked', 'api_key.created', 'api_key.created', 'api_key.created'],
+    );
+    assert.ok(entries.every((e) => e.actor.type === 'operator' && e.actor.label === 'cli'));
+    for (const secret of [out.api_keys.sandbox, out.api_keys.production, created.api_key])
+      assert.ok(!audit.stdout.includes(secret));
 
     const server = await startServer({ DATA_DIR: dataDir });
     running.push(server);
@@ -114,6 +125,10 @@ describe('CLI', once, () => {
     assert.equal(badEnvironment.status, 2);
     assert.match(badEnvironment.stderr, /--environment must be sandbox or production/);
     assert.equal((cli(['keys', 'list', '--merchant', merchant.id]) as unknown as unknown[]).length, 4);
+    // `audit` too is run by the server: created ×3 (two with the merchant), rolled, revoked.
+    const audit = cli(['audit', '--merchant', merchant.id, '--action', 'api_key.created']) as { data: { action: string }[] };
+    assert.equal(audit.data.length, 3);
+    assert.equal((cli(['audit', '--merchant', merchant.id, '--limit', '2']) as { data: unknown[] }).data.length, 2);
     assert.equal(await server.kill('SIGTERM'), 0);
   });
 
@@ -202,6 +217,8 @@ describe('CLI', once, () => {
     for (const args of [
       ['merchants', 'create'],
       ['keys', 'create', '--merchant', 'mer_x', '--environment', 'staging'],
+      ['audit', '--limit', '0'],
+      ['audit', '--action', 'nope'],
       ['frobnicate'],
     ]) {
       const result = runCli(args, { DATA_DIR: dataDir });
