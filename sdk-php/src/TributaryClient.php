@@ -8,6 +8,7 @@ use Tributary\Http\CurlTransport;
 use Tributary\Http\HttpTransport;
 use Tributary\Internal\ApiRequester;
 use Tributary\Internal\RetryPolicy;
+use Tributary\Resource\AuditLog;
 use Tributary\Resource\Balance;
 use Tributary\Resource\CallbackSecret;
 use Tributary\Resource\Checkouts;
@@ -51,6 +52,7 @@ final class TributaryClient
     public readonly WebhookEndpoints $webhookEndpoints;
     public readonly Events $events;
     public readonly CallbackSecret $callbackSecret;
+    public readonly AuditLog $auditLog;
     public readonly Sandbox $sandbox;
     /** Webhook verification needs no API key: also usable on its own as `Webhook::verify()`. */
     public readonly Webhook $webhooks;
@@ -114,6 +116,7 @@ final class TributaryClient
         $this->webhookEndpoints = new WebhookEndpoints($requester);
         $this->events = new Events($requester);
         $this->callbackSecret = new CallbackSecret($requester);
+        $this->auditLog = new AuditLog($requester);
         $this->sandbox = new Sandbox($requester);
         $this->webhooks = new Webhook();
     }

@@ -320,6 +320,14 @@ def resources() -> dict[str, Any]:
     first_read = client.callback_secret.retrieve()
     rotated_secret = client.callback_secret.rotate({"expire_previous_in_seconds": 0})
     out["callback_secret"] = {"object": first_read["object"], "rotated": rotated_secret["object"]}
+    # The audit log saw the endpoint's life, newest first, paged two at a time.
+    about_endpoint = [e["action"] for e in client.audit_log.list({"object_id": endpoint["id"], "limit": 2})]
+    rotations = client.audit_log.list({"action": "callback_secret.rotated"}).data
+    out["audit_log"] = {
+        "endpoint": about_endpoint,
+        "rotation_by_key": [e["actor"]["type"] for e in rotations],
+        "object": rotations[0]["object"] if rotations else None,
+    }
 
     async def in_async() -> dict[str, Any]:
         async_client = AsyncTributary(API_KEY, base_url=BASE_URL)

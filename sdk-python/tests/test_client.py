@@ -50,7 +50,7 @@ class Coverage(unittest.TestCase):
             {
                 "payments", "checkouts", "payment_links", "refunds", "payment_methods", "balance", "settlements",
                 "settlement_exceptions", "reconciliation", "webhook_endpoints", "events", "callback_secret",
-                "sandbox",
+                "audit_log", "sandbox",
             },
         )  # fmt: skip
         for name in resources:

@@ -102,6 +102,12 @@ declare class SettlementExceptions {
     retrieve(id: string, options?: RequestOptions): Result<api.SettlementException>;
     list(query?: api.ListSettlementExceptionsQuery, options?: RequestOptions): ListRequest<api.SettlementException, api.SettlementExceptionList>;
 }
+/** The audit log (docs/audit-log.md): who changed what, newest first. */
+declare class AuditLog {
+    private readonly http;
+    constructor(http: HttpClient);
+    list(query?: api.ListAuditLogQuery, options?: RequestOptions): ListRequest<api.AuditEntry, api.AuditEntryList>;
+}
 type ReconciliationLine = api.ReconciliationLineList['data'][number];
 declare class Reconciliation {
     private readonly http;
@@ -171,6 +177,7 @@ export declare class Tributary {
     readonly webhookEndpoints: WebhookEndpoints;
     readonly events: Events;
     readonly callbackSecret: CallbackSecret;
+    readonly auditLog: AuditLog;
     readonly sandbox: Sandbox;
     /** Webhook verification needs no API key: also exported on its own as `webhooks`. */
     readonly webhooks: {

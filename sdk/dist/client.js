@@ -165,6 +165,16 @@ class SettlementExceptions {
         return paged(this.http, 'listSettlementExceptions', query, undefined, options);
     }
 }
+/** The audit log (docs/audit-log.md): who changed what, newest first. */
+class AuditLog {
+    http;
+    constructor(http) {
+        this.http = http;
+    }
+    list(query = {}, options) {
+        return paged(this.http, 'listAuditLog', query, undefined, options);
+    }
+}
 class Reconciliation {
     http;
     constructor(http) {
@@ -277,6 +287,7 @@ export class Tributary {
     webhookEndpoints;
     events;
     callbackSecret;
+    auditLog;
     sandbox;
     /** Webhook verification needs no API key: also exported on its own as `webhooks`. */
     webhooks = webhooks;
@@ -294,6 +305,7 @@ export class Tributary {
         this.webhookEndpoints = new WebhookEndpoints(http);
         this.events = new Events(http);
         this.callbackSecret = new CallbackSecret(http);
+        this.auditLog = new AuditLog(http);
         this.sandbox = new Sandbox(http);
     }
 }

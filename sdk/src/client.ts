@@ -179,6 +179,14 @@ class SettlementExceptions {
   }
 }
 
+/** The audit log (docs/audit-log.md): who changed what, newest first. */
+class AuditLog {
+  constructor(private readonly http: HttpClient) {}
+  list(query: api.ListAuditLogQuery = {}, options?: RequestOptions): ListRequest<api.AuditEntry, api.AuditEntryList> {
+    return paged(this.http, 'listAuditLog', query, undefined, options);
+  }
+}
+
 type ReconciliationLine = api.ReconciliationLineList['data'][number];
 
 class Reconciliation {
@@ -291,6 +299,7 @@ export class Tributary {
   readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
   readonly callbackSecret: CallbackSecret;
+  readonly auditLog: AuditLog;
   readonly sandbox: Sandbox;
   /** Webhook verification needs no API key: also exported on its own as `webhooks`. */
   readonly webhooks = webhooks;
@@ -309,6 +318,7 @@ export class Tributary {
     this.webhookEndpoints = new WebhookEndpoints(http);
     this.events = new Events(http);
     this.callbackSecret = new CallbackSecret(http);
+    this.auditLog = new AuditLog(http);
     this.sandbox = new Sandbox(http);
   }
 }

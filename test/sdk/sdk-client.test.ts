@@ -321,6 +321,24 @@ describe(`SDK client against the server (${TEST_STORE})`, () => {
     const deleted = await client.webhookEndpoints.delete(endpoint.id);
     assert.equal(deleted.deleted, true);
     await assert.rejects(client.webhookEndpoints.retrieve(endpoint.id), NotFoundError);
+
+    // The audit log saw each change, newest first, paged two at a time by the cursor.
+    const audited = [];
+    for await (const entry of client.auditLog.list({ object_id: endpoint.id, limit: 2 })) audited.push(entry);
+    assert.deepEqual(
+      audited.map((e) => `${e.action} by ${e.actor.type}`),
+      [
+        'webhook_endpoint.deleted by api_key',
+        'webhook_endpoint.secret_rotated by api_key',
+        'webhook_endpoint.updated by api_key',
+        'webhook_endpoint.created by api_key',
+      ],
+    );
+    const redelivered = await client.auditLog.list({ action: 'event.redelivered' });
+    assert.deepEqual(
+      redelivered.data.map((e) => e.target.id),
+      [event.id],
+    );
   });
 
   it('throws typed errors carrying code, statusCode, requestId and param', async () => {

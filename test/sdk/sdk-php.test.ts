@@ -395,6 +395,12 @@ describe(`PHP SDK against the server (${TEST_STORE})`, { skip: phpMissing }, () 
     assert.equal(out['deletedGone'], 'NotFoundException');
     assert.equal(out['callbackSecret'], 'callback_secret');
     assert.equal(out['callbackRotated'], 'callback_secret');
+    assert.deepEqual(out['auditLog'], [
+      'webhook_endpoint.deleted by api_key',
+      'webhook_endpoint.secret_rotated by api_key',
+      'webhook_endpoint.updated by api_key',
+      'webhook_endpoint.created by api_key',
+    ]);
   });
 });
 

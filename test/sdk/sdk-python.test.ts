@@ -347,6 +347,16 @@ describe(`Python SDK against the server (${TEST_STORE})`, () => {
     });
     assert.deepEqual(out['events'], { types: ['payment.pending'], retrieved: true, resent: 'list', deliveries: true });
     assert.deepEqual(out['callback_secret'], { object: 'callback_secret', rotated: 'callback_secret' });
+    assert.deepEqual(out['audit_log'], {
+      endpoint: [
+        'webhook_endpoint.deleted',
+        'webhook_endpoint.secret_rotated',
+        'webhook_endpoint.updated',
+        'webhook_endpoint.created',
+      ],
+      rotation_by_key: ['api_key'],
+      object: 'audit_entry',
+    });
     assert.deepEqual(out['async'], { retrieved: true, canceled: 'canceled' });
   });
 });

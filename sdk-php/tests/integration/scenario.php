@@ -214,6 +214,11 @@ $scenarios = [
         $out['deletedGone'] = attempt(static fn () => $tributary->webhookEndpoints->retrieve($endpoint->id))['class'] ?? null;
         $out['callbackSecret'] = $tributary->callbackSecret->retrieve()->object;
         $out['callbackRotated'] = $tributary->callbackSecret->rotate(['expire_previous_in_seconds' => 0])->object;
+        $audit = [];
+        foreach ($tributary->auditLog->list(['object_id' => $endpoint->id, 'limit' => 2]) as $entry) {
+            $audit[] = $entry->action . ' by ' . $entry->actor->type;
+        }
+        $out['auditLog'] = $audit;
         return $out;
     },
 

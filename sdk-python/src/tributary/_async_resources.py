@@ -7,6 +7,7 @@ from typing import Any, Unpack
 
 from ._base_client import AsyncEngine, RequestOptions
 from ._generated import (
+    AuditEntry,
     Balance,
     CallbackSecret,
     CancelPaymentBody,
@@ -19,6 +20,7 @@ from ._generated import (
     DeleteWebhookEndpointResponse,
     Event,
     GetBalanceQuery,
+    ListAuditLogQuery,
     ListCheckoutsQuery,
     ListEventDeliveriesResponse,
     ListEventsQuery,
@@ -272,6 +274,15 @@ class AsyncSettlementExceptions(_AsyncResource):
         self, query: ListSettlementExceptionsQuery | None = None, **options: Unpack[RequestOptions]
     ) -> AsyncListRequest[SettlementException]:
         return _paged(self._engine, "listSettlementExceptions", query, None, options)
+
+
+class AsyncAuditLog(_AsyncResource):
+    """The audit log (docs/audit-log.md): who changed what, newest first."""
+
+    def list(
+        self, query: ListAuditLogQuery | None = None, **options: Unpack[RequestOptions]
+    ) -> AsyncListRequest[AuditEntry]:
+        return _paged(self._engine, "listAuditLog", query, None, options)
 
 
 class AsyncReconciliationResource(_AsyncResource):

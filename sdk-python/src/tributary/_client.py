@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from . import webhooks as _webhooks
 from ._async_resources import (
+    AsyncAuditLog,
     AsyncBalanceResource,
     AsyncCallbackSecretResource,
     AsyncCheckouts,
@@ -25,6 +26,7 @@ from ._async_resources import (
 from ._base_client import DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS, AsyncEngine, ClientCore, SyncEngine
 from ._http import AsyncHTTPTransport, AsyncTransport, HTTPTransport, SyncTransport
 from ._resources import (
+    AuditLog,
     BalanceResource,
     CallbackSecretResource,
     Checkouts,
@@ -91,6 +93,7 @@ class Tributary:
         self.webhook_endpoints = WebhookEndpoints(self._engine)
         self.events = Events(self._engine)
         self.callback_secret = CallbackSecretResource(self._engine)
+        self.audit_log = AuditLog(self._engine)
         self.sandbox = Sandbox(self._engine)
 
     def __repr__(self) -> str:
@@ -141,6 +144,7 @@ class AsyncTributary:
         self.webhook_endpoints = AsyncWebhookEndpoints(self._engine)
         self.events = AsyncEvents(self._engine)
         self.callback_secret = AsyncCallbackSecretResource(self._engine)
+        self.audit_log = AsyncAuditLog(self._engine)
         self.sandbox = AsyncSandbox(self._engine)
 
     def __repr__(self) -> str:

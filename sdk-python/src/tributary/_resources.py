@@ -11,6 +11,7 @@ from typing import Any, Unpack
 
 from ._base_client import RequestOptions, SyncEngine
 from ._generated import (
+    AuditEntry,
     Balance,
     CallbackSecret,
     CancelPaymentBody,
@@ -23,6 +24,7 @@ from ._generated import (
     DeleteWebhookEndpointResponse,
     Event,
     GetBalanceQuery,
+    ListAuditLogQuery,
     ListCheckoutsQuery,
     ListEventDeliveriesResponse,
     ListEventsQuery,
@@ -265,6 +267,15 @@ class SettlementExceptions(_Resource):
         self, query: ListSettlementExceptionsQuery | None = None, **options: Unpack[RequestOptions]
     ) -> ListPage[SettlementException]:
         return _paged(self._engine, "listSettlementExceptions", query, None, options)
+
+
+class AuditLog(_Resource):
+    """The audit log (docs/audit-log.md): who changed what, newest first."""
+
+    def list(
+        self, query: ListAuditLogQuery | None = None, **options: Unpack[RequestOptions]
+    ) -> ListPage[AuditEntry]:
+        return _paged(self._engine, "listAuditLog", query, None, options)
 
 
 class ReconciliationResource(_Resource):
