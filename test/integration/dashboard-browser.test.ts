@@ -346,6 +346,19 @@ describe('merchant dashboard in Chromium', { skip: SKIP }, () => {
     await shot('12-reconciliation');
   });
 
+  it('shows the audit log: who did what, filtered by action', async () => {
+    await page.click('#nav-audit');
+    await page.waitForURL(`${base}/dashboard/audit`);
+    assert.ok((await page.locator('#audit-entries tbody tr').count()) >= 3, 'the keys created, rolled and revoked above');
+    await page.selectOption('#filter-action', 'api_key.revoked');
+    await Promise.all([page.waitForURL(/action=api_key\.revoked/), page.click('#audit-filters button')]);
+    const rows = await page.locator('#audit-entries tbody tr').allTextContents();
+    assert.ok(rows.length >= 1 && rows.every((r) => r.includes('api_key.revoked')), rows.join(' | '));
+    assert.match(rows[0] ?? '', /sk_test_/, "the session's key prefix is the actor");
+    assert.doesNotMatch(rows.join(' '), /sk_test_[0-9A-Za-z]{32}/, 'never a whole key');
+    await shot('13-audit');
+  });
+
   it('signs out', async () => {
     await Promise.all([page.waitForURL(/\/dashboard\/login/), page.click('#logout')]);
     assert.match(await text('#notice'), /Signed out/);
