@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Failpoints } from '../../src/lib/failpoints.ts';
 import { saveMerchantSettings } from '../../src/modules/merchants/merchant-settings.ts';
+import { recordException } from '../../src/modules/settlement/settlement-exception-repo.ts';
+import { resolveSettlementExceptionAndAnnounce } from '../../src/modules/settlement/settlement-exceptions.ts';
 import { appForSuite, json, quickStart, ref, TEST_OPERATOR } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 
@@ -236,6 +238,49 @@ describe(`audit log (${TEST_STORE})`, () => {
     assert.equal(settings.environment, null, 'merchant-wide');
     assert.deepEqual(settings.changes['late_payment_policy'], { from: null, to: 'refund' });
     await saveMerchantSettings(store(), ctx.t.a.id, {}, TEST_OPERATOR, ctx.clock.now());
+
+    // Settlement exceptions resolved: a merchant's, and one no merchant owns (merchant_id null).
+    const now = ctx.clock.now();
+    const base = {
+      connector: 'sandbox_bank',
+      attemptId: 'att_x',
+      settledAt: now,
+      grossMinor: 1n,
+      feeMinor: 0n,
+      currency: 'IDR',
+      now,
+    };
+    const owned = await recordException(store(), {
+      ...base,
+      providerReference: 'sbva_audit_1',
+      kind: 'amount_mismatch',
+      merchantId: ctx.t.a.id,
+      environment: 'sandbox',
+      paymentId: null,
+      detail: 'audit test',
+    });
+    const nobodys = await recordException(store(), {
+      ...base,
+      providerReference: 'sbva_audit_2',
+      kind: 'unknown_reference',
+      merchantId: null,
+      environment: null,
+      paymentId: null,
+      detail: 'audit test',
+    });
+    assert.ok(owned !== undefined && nobodys !== undefined);
+    const resolve = (id: string) => resolveSettlementExceptionAndAnnounce(store(), id, 'checked', ctx.clock.now(), TEST_OPERATOR);
+    await exactlyOne(
+      'settlement_exception.resolved',
+      () => resolve(owned.id),
+      () => owned.id,
+    );
+    assert.equal((await added(() => resolve(owned.id))).length, 0, 'already resolved: unchanged');
+    const unattributed = await added(() => resolve(nobodys.id));
+    assert.deepEqual(
+      unattributed.map((r) => [r.action, r.merchant_id, r.environment, r.actor_type]),
+      [['settlement_exception.resolved', null, null, 'operator']],
+    );
   });
 
   it('writes no row when the change fails after the insert, or is refused', async () => {
