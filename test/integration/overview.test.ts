@@ -318,7 +318,7 @@ describe(`overview aggregates (${TEST_STORE})`, () => {
     assert.equal(page.statusCode, 200, page.body);
     assert.match(page.body, /id="nav-overview" class="current"/);
     assert.match(page.body, /id="freshness">\s*Updated <time/);
-    assert.match(page.body, /<svg class="chart-svg"[^>]*role="img"[^>]*aria-label="Gross volume per day in IDR/);
+    assert.match(page.body, /<svg\s+class="chart-svg"[^>]*role="img"[^>]*aria-label="Gross volume per day in IDR/);
     // A's gross volume (1,500,000 + 2,500,000 + 900,000 IDR, API ones; 300,000 seeded) as text.
     const [sum] = await db().query<{ minor: bigint }>(
       `SELECT sum(amount_minor)::bigint AS minor FROM payments WHERE merchant_id = $1 AND environment = 'sandbox' AND succeeded_at IS NOT NULL`,
