@@ -79,9 +79,10 @@ form.stack input{width:100%}
 .field-error{color:var(--bad);font-size:.8rem}
 input[aria-invalid=true]{border-color:var(--bad)}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(22rem,1fr));gap:0 1rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(22rem,100%),1fr));gap:0 1rem}
+.charts>*{min-width:0}
 figure.chart{margin:0 0 .8rem}
-figure.chart svg.chart-svg{display:block;width:100%;height:12rem;background:#fbfcfe;border:1px solid var(--line);border-radius:6px}
+figure.chart svg.chart-svg{display:block;width:100%;height:auto;background:#fbfcfe;border:1px solid var(--line);border-radius:6px}
 figure.chart figcaption{color:var(--muted);font-size:.8rem;margin:.3rem 0}
 svg .bar{fill:var(--accent)}
 svg .bar.mark{fill:var(--warn)}
@@ -90,8 +91,10 @@ svg .bar.ok{fill:var(--ok)}
 svg .track{fill:#eef0f5}
 svg .axis{stroke:#c9cede;stroke-width:1}
 svg .tick{font-size:11px;fill:var(--muted);text-anchor:middle}
+th[scope=row]{text-transform:none;letter-spacing:0;font-size:inherit;color:var(--ink);font-weight:500}
 table.meters caption{text-align:left;font-weight:600;margin-bottom:.3rem}
 td.meter-cell{width:170px}
+@media (max-width:40rem){td.meter-cell,th.meter-cell{display:none!important}table.stack th[scope=row]{display:block;border:0;padding:.1rem 0;font-weight:600}}
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:.6rem;margin:0;padding:0;list-style:none}
 .stats li{border:1px solid var(--line);border-radius:8px;padding:.5rem .7rem}
 .stats .k{display:block;color:var(--muted);font-size:.8rem}

@@ -50,7 +50,7 @@ export function barChart(o: BarChartOptions): SafeHtml {
     largest === undefined ? 'All zero.' : `Largest: ${largest.text} (${largest.longLabel ?? largest.label}).`
   } The numbers are in the table below.`;
   return html`<figure class="chart" id="${o.id}">
-    <svg class="chart-svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${label}" preserveAspectRatio="none">
+    <svg class="chart-svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${label}">
       <line x1="0" y1="${HEIGHT - AXIS}" x2="${WIDTH}" y2="${HEIGHT - AXIS}" class="axis" />
       ${o.bars.map((b, i) => {
         const h = scaled(b.value, max, plot);

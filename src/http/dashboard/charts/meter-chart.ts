@@ -4,7 +4,8 @@ import { scaled } from './chart-math.ts';
 /**
  * Horizontal bars, one per row, each with its value written next to it (shares per channel, per
  * connector, payments by status). The text is in the page itself, so the picture is only a help:
- * each bar's SVG is `aria-hidden` and the row's words say everything (a table with a caption).
+ * each bar's SVG is `aria-hidden` and the row's words say everything (a table with a caption). On
+ * a phone the table stacks (class `stack`: each cell under its column's name) and the bars go.
  */
 export interface MeterRow {
   label: string;
@@ -29,14 +30,14 @@ export interface MeterChartOptions {
 const BAR_WIDTH = 160;
 
 export function meterChart(o: MeterChartOptions): SafeHtml {
-  return html`<table class="chart-table meters" id="${o.id}">
+  return html`<table class="chart-table meters stack" id="${o.id}">
     <caption>
       ${o.title}
     </caption>
     <thead>
       <tr>
         ${o.columns.map((c, i) => html`<th scope="col" class="${i === 0 ? '' : 'num'}">${c}</th>`)}
-        <th scope="col"><span class="visually-hidden">Bar</span></th>
+        <th scope="col" class="meter-cell"><span class="visually-hidden">Bar</span></th>
       </tr>
     </thead>
     <tbody>
@@ -44,8 +45,8 @@ export function meterChart(o: MeterChartOptions): SafeHtml {
         (r) =>
           html`<tr>
             <th scope="row">${r.label}</th>
-            <td class="num">${r.text}</td>
-            ${(r.extra ?? []).map((e) => html`<td class="num">${e}</td>`)}
+            <td class="num" data-label="${o.columns[1] ?? ''}">${r.text}</td>
+            ${(r.extra ?? []).map((e, i) => html`<td class="num" data-label="${o.columns[i + 2] ?? ''}">${e}</td>`)}
             <td class="meter-cell">
               <svg
                 class="meter"

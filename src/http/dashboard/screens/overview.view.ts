@@ -140,7 +140,7 @@ function ratesSection(o: Overview): SafeHtml {
     <p class="muted">
       Of the payments created in these days that have ended (succeeded, reversed, failed, expired, canceled), the share paid.
     </p>
-    <div class="charts">
+    <div>
       ${meterChart({
         id: 'rate-channel',
         title: 'Per channel',
