@@ -271,6 +271,22 @@ describe(`overview aggregates (${TEST_STORE})`, () => {
     assert.deepEqual(await aggregates(db()), incremental);
   });
 
+  it('an event dated ahead (a clock running fast) does not carry the cursor past later events', async () => {
+    const [any] = await db().query<{ id: string }>(`SELECT id FROM payments WHERE merchant_id = $1 LIMIT 1`, [ctx.t.a.id]);
+    await db().query(
+      `INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, api_version, payload, created_at)
+       VALUES ('evt_ahead', $1, 'sandbox', 'payment.settled', 'payment', $2, 99, '2026-11-01', '{}', $3)`,
+      [ctx.t.a.id, any?.id, new Date(ctx.clock.now().getTime() + DAY)],
+    );
+    assert.equal((await refresh()).ran, true);
+    ctx.clock.advance(10 * MIN);
+    await paidViaApi(60_000, 'bank', MIN);
+    ctx.clock.advance(MIN);
+    await refresh();
+    assert.deepEqual(await aggregates(db()), await recount(db()));
+    await db().query(`DELETE FROM events WHERE id = 'evt_ahead'`);
+  });
+
   it("reads one merchant's one environment: totals match its own payments only", async () => {
     const now = ctx.clock.now();
     const o = await readOverview(db(), { merchantId: ctx.t.a.id, environment: 'sandbox' }, now);
@@ -328,7 +344,7 @@ describe(`overview aggregates (${TEST_STORE})`, () => {
     const major = digits.slice(0, -2).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
     assert.ok(page.body.includes(`IDR ${major}.${digits.slice(-2)}`), `gross volume IDR ${major} on the page`);
     assert.match(page.body, /id="ttp-median"/);
-    assert.match(page.body, /<table class="chart-table meters" id="rate-channel">/);
+    assert.match(page.body, /<table class="chart-table meters stack" id="rate-channel">/);
     assert.doesNotMatch(page.body, /777,777/, "merchant B's amount");
     assert.doesNotMatch(page.body, /333,333/, 'the production amount');
   });

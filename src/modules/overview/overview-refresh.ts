@@ -55,7 +55,11 @@ async function refreshLocked(conn: Connection, clock: Clock): Promise<RefreshOut
   const startedMs = clock.now().getTime();
   const [state] = await conn.query<{ cursor_at: Date | null }>(`SELECT cursor_at FROM overview_refresh WHERE id = 'events'`);
   // The upper bound is read before the dirty days: an event written meanwhile is for the next run.
-  const [newest] = await conn.query<{ at: Date | null }>(`SELECT max(created_at) AS at FROM events`);
+  // It is never past now: an event dated ahead (another process's clock running fast) must not
+  // carry the cursor past the events written after it; it is read once now has reached it.
+  const [newest] = await conn.query<{ at: Date | null }>(`SELECT max(created_at) AS at FROM events WHERE created_at <= $1`, [
+    clock.now(),
+  ]);
   const upper = newest?.at ?? null;
   const rebuilt = state === undefined;
   const dirty = rebuilt ? await allDays(conn) : await daysTouchedBetween(conn, state.cursor_at, upper);
