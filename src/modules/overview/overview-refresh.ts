@@ -78,14 +78,46 @@ async function refreshLocked(conn: Connection, clock: Clock): Promise<RefreshOut
 
 const utcDay = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
-/** First run (or after the row was deleted): every day that has a payment or a succeeded refund. */
-function allDays(conn: Queryable): Promise<DirtyDay[]> {
-  return conn.query<DirtyDay>(
-    `SELECT merchant_id, environment, ${utcDay('created_at')} AS day FROM payments
-     UNION SELECT merchant_id, environment, ${utcDay('succeeded_at')} FROM payments WHERE succeeded_at IS NOT NULL
-     UNION SELECT merchant_id, environment, ${utcDay('completed_at')} FROM refunds WHERE status = 'succeeded'
-     ORDER BY 1, 2, 3`,
+/** Where the first run looks for days, each through an index that starts with (merchant, environment, time). */
+const DAY_SOURCES = [
+  { table: 'payments', column: 'created_at', where: 'true' },
+  { table: 'payments', column: 'succeeded_at', where: 'succeeded_at IS NOT NULL' },
+  { table: 'refunds', column: 'completed_at', where: "status = 'succeeded'" },
+] as const;
+
+/**
+ * First run (or after the row was deleted): every day that has a payment created or paid, or a
+ * refund completed, of every merchant and environment. Found by skipping through the indexes one
+ * day at a time (the first row at or after the next day's start), never by one query over the
+ * whole history: each statement stays small, within the server's statement timeout, however many
+ * payments there are.
+ */
+async function allDays(conn: Queryable): Promise<DirtyDay[]> {
+  const scopes = await conn.query<{ merchant_id: string; environment: string }>(
+    `SELECT m.id AS merchant_id, e.environment FROM merchants m CROSS JOIN (VALUES ('sandbox'), ('production')) AS e (environment)
+     ORDER BY 1, 2`,
   );
+  const out: DirtyDay[] = [];
+  for (const scope of scopes) {
+    const days = new Set<string>();
+    for (const source of DAY_SOURCES) {
+      let from = new Date(0);
+      for (;;) {
+        const [next] = await conn.query<{ at: Date }>(
+          `SELECT ${source.column} AS at FROM ${source.table}
+           WHERE merchant_id = $1 AND environment = $2 AND ${source.where} AND ${source.column} >= $3
+           ORDER BY ${source.column} LIMIT 1`,
+          [scope.merchant_id, scope.environment, from],
+        );
+        if (next === undefined) break;
+        const day = next.at.toISOString().slice(0, 10);
+        days.add(day);
+        from = new Date(new Date(`${day}T00:00:00.000Z`).getTime() + DAY_MS);
+      }
+    }
+    for (const day of [...days].sort()) out.push({ merchant_id: scope.merchant_id, environment: scope.environment, day });
+  }
+  return out;
 }
 
 /**
