@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Queryable } from '../../src/db/store.ts';
-import { readOverview, refreshOverview, ttpBucketOf, TTP_BUCKETS } from '../../src/modules/overview/index.ts';
+import {
+  OVERVIEW_REFRESH_LOCK,
+  readOverview,
+  refreshOverview,
+  ttpBucketOf,
+  TTP_BUCKETS,
+} from '../../src/modules/overview/index.ts';
 import { moveTo, seedPayment } from '../harness/payment-fixtures.ts';
 import { appForSuite, json, quickStart, SUITE_START, type TestApp } from '../harness/test-app.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
@@ -270,6 +276,37 @@ describe(`overview aggregates (${TEST_STORE})`, () => {
     assert.equal(rebuilt.rebuilt, true);
     assert.deepEqual(await aggregates(db()), incremental);
   });
+
+  it(
+    'one process refreshes at a time: while another holds the lock, a run skips and changes nothing',
+    { skip: TEST_STORE !== 'postgres' && 'PostgreSQL only: the embedded store is one process with one session' },
+    async () => {
+      const before = await aggregates(db());
+      const [state] = await db().query<{ last_run_at: Date }>(`SELECT last_run_at FROM overview_refresh`);
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked: () => void = () => undefined;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const holder = db().withConnection(async (conn) => {
+        await conn.query(`SELECT pg_advisory_lock(${OVERVIEW_REFRESH_LOCK})`);
+        locked();
+        await released;
+        await conn.query(`SELECT pg_advisory_unlock(${OVERVIEW_REFRESH_LOCK})`);
+      });
+      await isLocked;
+      ctx.clock.advance(MIN);
+      await paidViaApi(40_000, 'bank', MIN);
+      const skipped = await refresh();
+      release();
+      await holder;
+      assert.deepEqual(skipped, { ran: false, daysRecomputed: 0, rebuilt: false });
+      assert.deepEqual(await aggregates(db()), before);
+      const [after] = await db().query<{ last_run_at: Date }>(`SELECT last_run_at FROM overview_refresh`);
+      assert.deepEqual(after?.last_run_at, state?.last_run_at);
+      assert.equal((await refresh()).ran, true);
+      assert.deepEqual(await aggregates(db()), await recount(db()));
+    },
+  );
 
   it('an event dated ahead (a clock running fast) does not carry the cursor past later events', async () => {
     const [any] = await db().query<{ id: string }>(`SELECT id FROM payments WHERE merchant_id = $1 LIMIT 1`, [ctx.t.a.id]);
