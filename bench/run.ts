@@ -19,6 +19,7 @@ import {
 } from './scenarios.ts';
 import { runScaling } from './scaling.ts';
 import { runSoak } from './soak.ts';
+import { runOverviewBench } from './overview.ts';
 import { startOtlpSink } from './lib/otlp-sink.ts';
 
 /**
@@ -33,6 +34,10 @@ import { startOtlpSink } from './lib/otlp-sink.ts';
  *   npm run bench -- --profile     create load against servers run with --cpu-prof; prints where
  *                                  the time goes (profiles kept in bench/profiles/);
  *                                  --scenario create,replay,get profiles those windows apart
+ *   npm run bench -- --overview    the dashboard's overview page with 1,000,000 payments of one merchant
+ *                                  on PostgreSQL (bench/overview.ts, docs/overview.md): COPY preload,
+ *                                  the refresh timed, GET /dashboard p50/p95/p99 (target p95 < 500 ms);
+ *                                  --overview-payments N, --overview-days N, --overview-requests N
  * Options: --store embedded|postgres (default both), --seconds N, --connections N (default 32),
  *          --soak-seconds N, --endpoints N (webhook endpoints of the dispatch scenario, default 16),
  *          --dispatch-rate N (deliveries/s the dispatch scenario offers, default 2400: creates paced
@@ -57,6 +62,10 @@ const { values } = parseArgs({
     scaling: { type: 'boolean', default: false },
     'api-processes': { type: 'string', default: '3' },
     profile: { type: 'boolean', default: false },
+    overview: { type: 'boolean', default: false },
+    'overview-payments': { type: 'string', default: '1000000' },
+    'overview-days': { type: 'string', default: '120' },
+    'overview-requests': { type: 'string', default: '500' },
     scenario: { type: 'string' },
     store: { type: 'string' },
     seconds: { type: 'string' },
@@ -287,7 +296,14 @@ async function benchmark(): Promise<void> {
   console.log(`wrote ${file}`);
 }
 
-if (values.scaling) {
+if (values.overview) {
+  await runOverviewBench({
+    payments: Number(values['overview-payments']),
+    days: Number(values['overview-days']),
+    requests: Number(values['overview-requests']),
+    progress,
+  });
+} else if (values.scaling) {
   await runScaling({
     maxProcesses: Number(values['api-processes']),
     seconds: values.quick ? 2 : Number(values.seconds ?? 10),

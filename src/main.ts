@@ -19,6 +19,7 @@ import { takeEmbeddedBackup } from './db/backup/embedded-backup.ts';
 import { startJobs } from './jobs/job-runner.ts';
 import { idempotencyRetentionJob } from './jobs/retention.ts';
 import { payerDataRetentionJob } from './jobs/payer-data-retention.ts';
+import { overviewRefreshJob } from './jobs/overview-refresh.ts';
 import { webhookJobs } from './jobs/webhook-jobs.ts';
 import { systemClock } from './lib/clock.ts';
 import { parseFailpoints } from './lib/failpoints.ts';
@@ -190,6 +191,7 @@ async function main(config: Config): Promise<void> {
           statusSyncJob({ ...providerCalls, statusSyncDelayMs: config.statusSyncDelayMs, health }),
           settlementIngestJob(providerCalls, config.settlementIngestIntervalMs),
           refundSyncJob({ ...providerCalls, refundSyncDelayMs: REFUND_SYNC_DELAY_MS }),
+          overviewRefreshJob({ store, clock }),
           ...(config.payerDataRetentionDays === undefined
             ? []
             : [payerDataRetentionJob({ store, clock, retentionDays: config.payerDataRetentionDays })]),

@@ -79,6 +79,28 @@ form.stack .actions{grid-column:1/-1}
 form.stack input{width:100%}
 .field-error{color:var(--bad);font-size:.8rem}
 input[aria-invalid=true]{border-color:var(--bad)}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(22rem,100%),1fr));gap:0 1rem}
+.charts>*{min-width:0}
+figure.chart{margin:0 0 .8rem}
+figure.chart svg.chart-svg{display:block;width:100%;height:auto;background:#fbfcfe;border:1px solid var(--line);border-radius:6px}
+figure.chart figcaption{color:var(--muted);font-size:.8rem;margin:.3rem 0}
+svg .bar{fill:var(--accent)}
+svg .bar.mark{fill:var(--warn)}
+svg .bar.bad{fill:var(--bad)}
+svg .bar.ok{fill:var(--ok)}
+svg .track{fill:#eef0f5}
+svg .axis{stroke:#c9cede;stroke-width:1}
+svg .tick{font-size:11px;fill:var(--muted);text-anchor:middle}
+th[scope=row]{text-transform:none;letter-spacing:0;font-size:inherit;color:var(--ink);font-weight:500}
+table.meters caption{text-align:left;font-weight:600;margin-bottom:.3rem}
+td.meter-cell{width:170px}
+@media (max-width:40rem){td.meter-cell,th.meter-cell{display:none!important}table.stack th[scope=row]{display:block;border:0;padding:.1rem 0;font-weight:600}}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:.6rem;margin:0;padding:0;list-style:none}
+.stats li{border:1px solid var(--line);border-radius:8px;padding:.5rem .7rem}
+.stats .k{display:block;color:var(--muted);font-size:.8rem}
+.stats .v{display:block;font-size:1.1rem;font-weight:600;font-variant-numeric:tabular-nums}
+.freshness{color:var(--muted);margin:-.6rem 0 1rem}
 @media (max-width:40rem){main{padding:.5rem}.card{padding:.6rem}th,td{padding:.3rem}dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.4rem}}
 @media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}table.stack tbody,table.stack tr,table.stack td{display:block}table.stack tr{border-bottom:1px solid var(--line);padding:.35rem 0}table.stack td{border:0;padding:.1rem 0;display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:.5rem;overflow-wrap:anywhere}table.stack td::before{content:attr(data-label);color:var(--muted);font-size:.75rem;font-weight:600;text-transform:uppercase}table.stack td.num{text-align:left;white-space:normal}}
 `.trim();
@@ -141,10 +163,20 @@ export const DASHBOARD_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export type Screen =
-  'payments' | 'checkouts' | 'payment-links' | 'webhooks' | 'keys' | 'balance' | 'settlements' | 'reconciliation' | 'audit';
+  | 'overview'
+  | 'payments'
+  | 'checkouts'
+  | 'payment-links'
+  | 'webhooks'
+  | 'keys'
+  | 'balance'
+  | 'settlements'
+  | 'reconciliation'
+  | 'audit';
 
 /** The tabs; one with a `permission` shows only to a session that has it (a key session has every one). */
 const NAV: readonly { screen: Screen; href: string; label: string; permission?: Permission }[] = [
+  { screen: 'overview', href: '/dashboard', label: 'Overview' },
   { screen: 'payments', href: '/dashboard/payments', label: 'Payments' },
   { screen: 'checkouts', href: '/dashboard/checkouts', label: 'Checkouts' },
   { screen: 'payment-links', href: '/dashboard/payment-links', label: 'Payment links' },

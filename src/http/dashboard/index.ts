@@ -6,6 +6,7 @@ import { registerBalanceScreen } from './screens/balance.screen.ts';
 import { registerCheckoutDetailScreen } from './screens/checkout-detail.screen.ts';
 import { registerCheckoutListScreen } from './screens/checkout-list.screen.ts';
 import { registerKeysScreen } from './screens/keys.screen.ts';
+import { registerOverviewScreen } from './screens/overview.screen.ts';
 import { registerPaymentLinkDetailScreen } from './screens/payment-link-detail.screen.ts';
 import { registerPaymentLinkListScreen } from './screens/payment-link-list.screen.ts';
 import { registerPaymentDetailScreen } from './screens/payment-detail.screen.ts';
@@ -22,6 +23,7 @@ export type { DashboardDeps } from './dashboard-plugin.ts';
 /** Every screen, one file each under `screens/`: a new screen adds its line here and its tab in dashboard-layout.ts. */
 const SCREENS: readonly ((dashboard: FastifyInstance, deps: ScreenDeps) => void)[] = [
   registerSignInScreen,
+  registerOverviewScreen,
   registerPaymentListScreen,
   registerPaymentDetailScreen,
   registerCheckoutListScreen,

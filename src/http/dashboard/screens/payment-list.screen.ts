@@ -32,11 +32,8 @@ interface PaymentFilters {
 /**
  * Payments, newest first and a page at a time (`GET /dashboard/payments`), filtered by status,
  * channel and created day, or searched by `pay_…` id (which opens the payment) or reference_no.
- * `/dashboard` itself opens this screen.
  */
 export function registerPaymentListScreen(dashboard: FastifyInstance, deps: ScreenDeps): void {
-  dashboard.get('/', sessionRoute('signed_in'), async (_request, reply) => redirect(reply, '/dashboard/payments'));
-
   dashboard.get('/payments', sessionRoute('payments.read'), async (request, reply) => {
     const query = queryOf(request);
     const { scope, frame } = signedIn(request);
