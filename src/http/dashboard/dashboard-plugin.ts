@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { ExpireDeps } from '../../modules/checkouts/index.ts';
 import type { PaymentLinkDeps } from '../../modules/payment-links/index.ts';
-import type { DashboardSession, DashboardSessions } from '../../modules/merchants/dashboard-sessions.ts';
+import type { DashboardSession, DashboardSessions } from '../../modules/team/index.ts';
 import type { RateLimiter } from '../../modules/rate-limits/rate-limiter.ts';
 import type { ReconcileDeps } from '../../modules/reconciliation/reconcile.ts';
 import type { RefundDeps } from '../../modules/refunds/create-refund.ts';

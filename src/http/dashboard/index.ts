@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createDashboardSessions } from '../../modules/merchants/dashboard-sessions.ts';
+import { createDashboardSessions } from '../../modules/team/index.ts';
 import { type DashboardDeps, installDashboardPlumbing, type ScreenDeps } from './dashboard-plugin.ts';
 import { registerBalanceScreen } from './screens/balance.screen.ts';
 import { registerCheckoutDetailScreen } from './screens/checkout-detail.screen.ts';
