@@ -152,7 +152,7 @@ describe('people sign in', () => {
   });
 
   it('limits failures per address, whatever the accounts', async () => {
-    const { t, clock } = ctx;
+    const { clock } = ctx;
     clock.advance(16 * 60_000);
     for (let i = 0; i < 20; i += 1) {
       const res = await passwordAttempt(`spray-${i}@example.com`, 'wrong password 123', '10.9.9.9');
