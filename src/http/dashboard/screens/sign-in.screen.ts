@@ -84,7 +84,7 @@ export function registerSignInScreen(dashboard: FastifyInstance, deps: ScreenDep
   dashboard.post('/environment', sessionRoute('signed_in'), async (request, reply) => {
     const { session } = signedIn(request);
     if (session.principal.actor.kind !== 'user') {
-      throw new DashboardError(403, "A key's session stays in its key's environment.");
+      throw new DashboardError(400, "A key's session stays in its key's environment: sign in with the other environment's key.");
     }
     const environment: Environment = formOf(request)['environment'] === 'sandbox' ? 'sandbox' : 'production';
     await deps.sessions.switchEnvironment(session, environment);
