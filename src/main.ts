@@ -32,6 +32,8 @@ import { createMemoryRateLimiter, type RateLimiter } from './modules/rate-limits
 import { createRedisRateLimiter } from './modules/rate-limits/redis-rate-limiter.ts';
 import { releaseAllDeliveryLeases } from './modules/webhooks/delivery-repo.ts';
 import { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
+import { firstOwnerLink } from './modules/team/index.ts';
+import { listMerchants } from './modules/merchants/merchant-repo.ts';
 import { openRuntime, publicBaseUrl as publicBaseUrlOf, warnIfNotDurable } from './runtime.ts';
 import { createSandboxProviders } from './sandbox/sandbox-providers.ts';
 
@@ -117,6 +119,7 @@ async function main(config: Config): Promise<void> {
     store,
     clock,
     secret,
+    publicBaseUrl,
     settlement: providerCalls,
   };
   const adminSocket = embedded
@@ -159,6 +162,7 @@ async function main(config: Config): Promise<void> {
         (embedded ? ' (same DATA_DIR)' : ' (with the same DATABASE_URL and TRIBUTARY_SECRET)'),
     );
   }
+  lines.push(...(await firstOwnerLinks({ store, clock, secret, publicBaseUrl })));
   process.stdout.write(`${lines.join('\n')}\n`);
 
   // The dispatcher runs in every server process with RUN_JOBS (the embedded default); on
@@ -244,4 +248,22 @@ try {
     process.exit(2);
   }
   throw error;
+}
+
+/** Merchants whose set-up link a start prints at most (more: `tributary users create`). */
+const FIRST_OWNER_LINKS = 5;
+
+/**
+ * First start of the dashboard (docs/team.md): for each merchant that has no people yet, a one-time
+ * set-up link for its first owner (valid 7 days; each start makes a new one while nobody joined).
+ */
+async function firstOwnerLinks(deps: Parameters<typeof firstOwnerLink>[0]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const merchant of await listMerchants(deps.store, FIRST_OWNER_LINKS)) {
+    const made = await firstOwnerLink(deps, merchant.id);
+    if (made === undefined) continue;
+    lines.push(`Dashboard: ${merchant.name} (${merchant.id}) has no people yet. Its first owner sets up here (once, 7 days):`);
+    lines.push(`  ${made.link}`);
+  }
+  return lines.length === 0 ? [] : ['', ...lines];
 }

@@ -49,6 +49,9 @@ const USAGE = `Usage: tributary <command> [options]
                                                  report lines the settlement ingestion did not apply (docs/money.md)
   settlement resolve STX_ID --note TEXT [--json] mark one resolved, with what was done (final)
   settlement import --connector C FILE [--json]  apply a provider's settlement report file (CSV, docs/money.md)
+  users create --merchant MER_ID --email EMAIL [--role ROLE] [--json]
+                                                 a one-time set-up link for a dashboard person (default role owner; docs/team.md)
+  users list --merchant MER_ID [--json]          the merchant's people and pending invitations
   backup PATH [--json]                           a consistent copy of the embedded store while the server runs (docs/backups.md)
   restore PATH [--json]                          restore a backup into an empty DATA_DIR (server stopped)
   migrate                                        apply pending migrations and exit
@@ -56,7 +59,7 @@ const USAGE = `Usage: tributary <command> [options]
 
 Operator commands open the store: configuration comes from the environment (DATA_DIR, DATABASE_URL,
 TRIBUTARY_SECRET); see README. On the embedded store, while a server runs on DATA_DIR, merchants,
-keys and settlement commands are run by that server (DATA_DIR/admin.sock, owner-only).`;
+keys, users and settlement commands are run by that server (DATA_DIR/admin.sock, owner-only).`;
 
 class UsageError extends Error {}
 
@@ -110,6 +113,8 @@ async function run(argv: string[]): Promise<void> {
       status: { type: 'string' },
       connector: { type: 'string' },
       note: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -164,6 +169,7 @@ async function run(argv: string[]): Promise<void> {
           store: runtime.store,
           clock: systemClock,
           secret: runtime.secret,
+          publicBaseUrl: publicBaseUrl(config),
           settlement: {
             store: runtime.store,
             clock: systemClock,

@@ -26,7 +26,7 @@ CREATE TABLE user_recovery_codes (
 CREATE TABLE invitations (
   id           text PRIMARY KEY,                -- inv_…
   merchant_id  text NOT NULL REFERENCES merchants (id),
-  email        text NOT NULL CHECK (email = lower(email)),
+  email        text CHECK (email = lower(email)),   -- NULL: the first owner's link, the e-mail is asked at set-up
   role         text NOT NULL CHECK (role IN ('owner', 'admin', 'developer', 'finance', 'support', 'viewer')),
   token_hash   text NOT NULL UNIQUE,
   invited_by   text NOT NULL,                   -- usr_…, or the operator's name

@@ -23,6 +23,7 @@ export {
   type TeamDeps,
   type TeamRefusal,
   teamSize,
+  firstOwnerLink,
   transferOwnership,
 } from './members.ts';
 export { PASSWORD_MIN_LENGTH } from './passwords.ts';

@@ -97,7 +97,8 @@ export interface Member {
 
 export interface PendingInvitation {
   id: string;
-  email: string;
+  /** null: the first owner's set-up link (the e-mail is asked at set-up). */
+  email: string | null;
   role: Role;
   createdAt: Date;
   expiresAt: Date;
@@ -216,12 +217,15 @@ export type Joined = { ok: true; user: Pick<UserRow, 'id' | 'email' | 'role' | '
 export async function acceptInvitation(
   deps: TeamDeps,
   token: string,
-  input: { password: string; passwordAgain: string; totpSecret: string; totpSignature: string; code: string },
+  input: { password: string; passwordAgain: string; totpSecret: string; totpSignature: string; code: string; email?: string },
   origin?: AuditSubject['origin'],
 ): Promise<Joined | TeamRefusal> {
   const invitation = await openInvitation(deps, token);
   if (invitation === undefined)
     return refuse('not_found', 'This invitation link is not valid: it was used, revoked or has expired.');
+  // The first owner's link names no e-mail: the person gives theirs here.
+  const email = invitation.email ?? normalEmail(input.email ?? '');
+  if (!isEmail(email)) return refuse('invalid', 'Enter an e-mail address like name@example.com.');
   const problem = passwordProblem(input.password);
   if (problem !== undefined) return refuse('invalid', problem);
   if (input.password !== input.passwordAgain) return refuse('invalid', 'The two passwords are not the same.');
@@ -241,12 +245,11 @@ export async function acceptInvitation(
       if (locked === undefined)
         return refuse('not_found', 'This invitation link is not valid: it was used, revoked or has expired.');
       const members = await listUsers(tx, locked.merchantId);
-      if (members.some((m) => m.email === locked.email))
-        return refuse('conflict', 'This e-mail is already a member of the team.');
+      if (members.some((m) => m.email === email)) return refuse('conflict', 'This e-mail is already a member of the team.');
       await insertUser(tx, {
         id: userId,
         merchantId: locked.merchantId,
-        email: locked.email,
+        email,
         passwordHash,
         role: locked.role,
         totpSecret: input.totpSecret,
@@ -260,17 +263,17 @@ export async function acceptInvitation(
       const subject: AuditSubject = {
         merchantId: locked.merchantId,
         environment: 'production',
-        actor: { kind: 'user', userId, email: locked.email, role: locked.role },
+        actor: { kind: 'user', userId, email, role: locked.role },
         origin,
       };
       await audit(tx, subject, now, 'member.joined', 'user', userId, {
-        email: locked.email,
+        email,
         role: locked.role,
         invitation: locked.id,
       });
       return {
         ok: true as const,
-        user: { id: userId, email: locked.email, role: locked.role, merchantId: locked.merchantId },
+        user: { id: userId, email, role: locked.role, merchantId: locked.merchantId },
         recoveryCodes,
       };
     })
@@ -283,6 +286,44 @@ export async function acceptInvitation(
 
 /** Thrown inside the transaction to roll back the person made for an invitation used meanwhile. */
 class InvitationRaceError extends Error {}
+
+/**
+ * The first owner's set-up link (first start, src/main.ts): an owner invitation naming no e-mail,
+ * for a merchant that has no people yet; undefined when it has some.
+ */
+export async function firstOwnerLink(deps: TeamDeps, merchantId: string): Promise<Invited | undefined> {
+  const now = deps.clock.now();
+  const token = randomBytes(32).toString('base64url');
+  const id = newId('invitation', now.getTime());
+  const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
+  const by: AuditSubject = { merchantId, environment: 'production', actor: { kind: 'operator', name: 'first-start' } };
+  const made = await deps.store.transaction(async (tx) => {
+    if ((await countUsers(tx, merchantId)) > 0) return false;
+    await insertInvitation(tx, {
+      id,
+      merchantId,
+      email: null,
+      role: 'owner',
+      tokenHash: tokenHashOf(token),
+      invitedBy: 'operator:first-start',
+      now,
+      expiresAt,
+    });
+    await audit(tx, by, now, 'member.invited', 'invitation', id, {
+      email: null,
+      role: 'owner',
+      expires_at: expiresAt.toISOString(),
+    });
+    return true;
+  });
+  if (!made) return undefined;
+  return {
+    ok: true,
+    invitation: { id, email: null, role: 'owner', createdAt: now, expiresAt },
+    link: invitationLink(deps, token),
+    mailed: false,
+  };
+}
 
 /**
  * The operator's invitation (first start, `tributary users create`): a one-time link for a person

@@ -158,7 +158,8 @@ export interface InvitationRow {
   id: string;
   merchantId: string;
   merchantName: string;
-  email: string;
+  /** null: the first owner's set-up link, whose e-mail is asked at set-up. */
+  email: string | null;
   role: Role;
   invitedBy: string;
   createdAt: Date;
@@ -171,7 +172,7 @@ type InvitationDbRow = {
   id: string;
   merchant_id: string;
   merchant_name: string;
-  email: string;
+  email: string | null;
   role: Role;
   invited_by: string;
   created_at: Date;
@@ -201,7 +202,7 @@ export async function insertInvitation(
   i: {
     id: string;
     merchantId: string;
-    email: string;
+    email: string | null;
     role: Role;
     tokenHash: string;
     invitedBy: string;

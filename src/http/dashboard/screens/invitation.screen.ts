@@ -35,19 +35,26 @@ export function registerInvitationScreen(dashboard: FastifyInstance, deps: Scree
   const setup = async (token: string, totpSecret: string, notice: Notice): Promise<string | undefined> => {
     const invitation = await openInvitation(deps, token);
     if (invitation === undefined) return undefined;
-    const uri = totpUri(totpSecret, invitation.email, invitation.merchantName);
+    const uri = totpUri(totpSecret, invitation.email ?? invitation.merchantName, invitation.merchantName);
     const qr = await qrSvg(uri, 'QR code to add this account to an authenticator app');
     return barePage(
       'Join the team',
       html`<section class="card">
         <h1>Join ${invitation.merchantName}</h1>
         <p>
-          You are invited as <strong id="invited-role">${invitation.role}</strong> with
-          <strong id="invited-email">${invitation.email}</strong>.
+          You are invited as <strong id="invited-role">${invitation.role}</strong>
+          ${invitation.email === null ? '' : html`with <strong id="invited-email">${invitation.email}</strong>`}.
         </p>
         ${noticeBlock(notice)}
         <form method="post" action="/dashboard/invitations/${token}" id="setup-form" autocomplete="off">
           <input type="hidden" name="totp_secret" value="${totpSecret}" />
+          ${
+            invitation.email === null
+              ? html`<label
+                  >Your e-mail <input type="email" name="email" id="setup-email" required maxlength="254" autocomplete="username"
+                /></label>`
+              : ''
+          }
           <input type="hidden" name="totp_signature" value="${signSetupSecret(deps, token, totpSecret)}" />
           <label
             >Password (at least ${PASSWORD_MIN_LENGTH} characters)
@@ -114,6 +121,7 @@ export function registerInvitationScreen(dashboard: FastifyInstance, deps: Scree
       totpSecret: form['totp_secret'] ?? '',
       totpSignature: form['totp_signature'] ?? '',
       code: form['code'] ?? '',
+      email: form['email'] ?? '',
     };
     const result = await acceptInvitation(deps, token, input, originOf(request));
     if (!result.ok) {

@@ -77,9 +77,9 @@ export function registerTeamScreen(dashboard: FastifyInstance, deps: ScreenDeps)
       request,
       reply,
       201,
-      { kind: 'ok', text: `Invitation made for ${result.invitation.email}.` },
+      { kind: 'ok', text: `Invitation made for ${result.invitation.email ?? 'the first owner'}.` },
       {
-        email: result.invitation.email,
+        email: result.invitation.email ?? 'the first owner',
         link: result.link,
         mailed: result.mailed,
       },
@@ -222,7 +222,7 @@ function teamPage(
                   ${team.invitations.map(
                     (i) =>
                       html`<tr id="invitation-${i.id}">
-                        <td data-label="E-mail">${i.email}</td>
+                        <td data-label="E-mail">${i.email ?? '(asked at set-up)'}</td>
                         <td data-label="Role">${i.role}</td>
                         <td data-label="Expires">${when(i.expiresAt)}</td>
                         <td data-label="Actions">
