@@ -250,16 +250,15 @@ try {
   throw error;
 }
 
-/** Merchants whose set-up link a start prints at most (more: `tributary users create`). */
-const FIRST_OWNER_LINKS = 5;
-
 /**
  * First start of the dashboard (docs/team.md): for each merchant that has no people yet, a one-time
  * set-up link for its first owner (valid 7 days; each start makes a new one while nobody joined).
  */
 async function firstOwnerLinks(deps: Parameters<typeof firstOwnerLink>[0]): Promise<string[]> {
   const lines: string[] = [];
-  for (const merchant of await listMerchants(deps.store, FIRST_OWNER_LINKS)) {
+  // At most five merchants' links per start (more: `tributary users create`). A function of the
+  // module's end, called from main() above: no module-level constant it could read too early.
+  for (const merchant of await listMerchants(deps.store, 5)) {
     const made = await firstOwnerLink(deps, merchant.id);
     if (made === undefined) continue;
     lines.push(`Dashboard: ${merchant.name} (${merchant.id}) has no people yet. Its first owner sets up here (once, 7 days):`);
