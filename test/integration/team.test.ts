@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { inviteAsOperator, NOT_RIGHT, totpCodeAt } from '../../src/modules/team/index.ts';
+import { runAdminCommand } from '../../src/cli/admin-commands.ts';
+import { firstOwnerLink, inviteAsOperator, NOT_RIGHT, signSetupSecret, totpCodeAt } from '../../src/modules/team/index.ts';
 import { verifyPassword } from '../../src/modules/team/passwords.ts';
 import {
   addPerson,
@@ -13,7 +14,7 @@ import {
   teamDeps,
   tokenOfLink,
 } from '../harness/team-fixtures.ts';
-import { appForSuite, type TestApp } from '../harness/test-app.ts';
+import { appForSuite, PUBLIC_BASE_URL, TEST_SECRET, type TestApp } from '../harness/test-app.ts';
 
 /**
  * People and roles (docs/team.md), over HTTP on the store under test: scrypt hashes, TOTP once,
@@ -389,5 +390,74 @@ describe('invitations and members', () => {
     const out = await postForm(t, '/dashboard/logout', { csrf_token: ownerSession.csrf }, ownerSession);
     assert.equal(out.statusCode, 303);
     assert.equal(await auditCount(t, m, 'user.signed_out', owner.userId), 1);
+  });
+});
+
+describe('first start and the CLI', () => {
+  it('a merchant without people gets one set-up link for its owner, who gives their e-mail at set-up', async () => {
+    const { t, clock } = ctx;
+    const merchant = await t.merchants.createMerchant('First start');
+    const m = merchant.merchant.id;
+    const made = await firstOwnerLink(teamDeps(t), m);
+    assert.ok(made !== undefined);
+    assert.equal(made.invitation.role, 'owner');
+    const token = tokenOfLink(made.link);
+    const setup = await getPage(t, `/dashboard/invitations/${token}`);
+    assert.equal(setup.statusCode, 200);
+    assert.match(setup.body, /id="setup-email"/);
+    const secret = /id="totp-secret">([A-Z2-7]+)</.exec(setup.body)?.[1] ?? '';
+    const fields = {
+      email: 'Founder@Example.com',
+      password: 'founder password long',
+      password_again: 'founder password long',
+      totp_secret: secret,
+      totp_signature: signSetupSecret(teamDeps(t), token, secret),
+      code: totpCodeAt(secret, clock.now()),
+    };
+    const noEmail = await postForm(t, `/dashboard/invitations/${token}`, { ...fields, email: 'not an e-mail' });
+    assert.equal(noEmail.statusCode, 400);
+    const joined = await postForm(t, `/dashboard/invitations/${token}`, fields);
+    assert.equal(joined.statusCode, 200, joined.body);
+    const rows = await t.testStore.store.query<{ email: string; role: string }>(
+      'SELECT email, role FROM users WHERE merchant_id = $1',
+      [m],
+    );
+    assert.deepEqual(rows, [{ email: 'founder@example.com', role: 'owner' }]);
+    // Once someone joined, no more first-start links.
+    assert.equal(await firstOwnerLink(teamDeps(t), m), undefined);
+  });
+
+  it('tributary users create prints a set-up link; users list shows people and invitations', async () => {
+    const { t, clock } = ctx;
+    const merchant = await t.merchants.createMerchant('CLI team');
+    const deps = { store: t.testStore.store, clock, secret: TEST_SECRET, publicBaseUrl: PUBLIC_BASE_URL };
+    const created = await runAdminCommand(deps, {
+      command: 'users create',
+      arg: null,
+      options: { merchant: merchant.merchant.id, email: 'ops@example.com', role: 'admin' },
+    });
+    const value = created.value as { setup_url: string; role: string; email: string };
+    assert.equal(value.role, 'admin');
+    assert.match(value.setup_url, /^http:\/\/127\.0\.0\.1:8080\/dashboard\/invitations\/[A-Za-z0-9_-]{43}$/);
+    assert.ok(created.human.includes(value.setup_url));
+    const listed = await runAdminCommand(deps, { command: 'users list', arg: null, options: { merchant: merchant.merchant.id } });
+    const list = listed.value as { users: unknown[]; invitations: { email: string; role: string }[] };
+    assert.deepEqual(list.users, []);
+    assert.deepEqual(
+      list.invitations.map((i) => [i.email, i.role]),
+      [['ops@example.com', 'admin']],
+    );
+    await assert.rejects(
+      runAdminCommand(deps, {
+        command: 'users create',
+        arg: null,
+        options: { merchant: merchant.merchant.id, email: 'bad', role: 'owner' },
+      }),
+      /e-mail/,
+    );
+    await assert.rejects(
+      runAdminCommand(deps, { command: 'users create', arg: null, options: { merchant: 'mer_nope', email: 'a@example.com' } }),
+      /No merchant/,
+    );
   });
 });
