@@ -32,7 +32,7 @@ import { createMemoryRateLimiter, type RateLimiter } from './modules/rate-limits
 import { createRedisRateLimiter } from './modules/rate-limits/redis-rate-limiter.ts';
 import { releaseAllDeliveryLeases } from './modules/webhooks/delivery-repo.ts';
 import { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
-import { firstOwnerLink } from './modules/team/index.ts';
+import { createInvitationMailer, firstOwnerLink } from './modules/team/index.ts';
 import { listMerchants } from './modules/merchants/merchant-repo.ts';
 import { openRuntime, publicBaseUrl as publicBaseUrlOf, warnIfNotDurable } from './runtime.ts';
 import { createSandboxProviders } from './sandbox/sandbox-providers.ts';
@@ -100,6 +100,9 @@ async function main(config: Config): Promise<void> {
     idempotencyTtlHours: config.idempotencyTtlHours,
     connectorTimeoutMs: config.connectorTimeoutMs,
     ...(rateLimiter === undefined ? {} : { rateLimiter }),
+    ...(config.smtpUrl === undefined
+      ? {}
+      : { mailInvitation: createInvitationMailer({ url: config.smtpUrl, from: config.smtpFrom }) }),
     ...(sandboxProviders === undefined ? {} : { sandboxProviders }),
     health,
     ...(embedded ? { dataDir: config.dataDir } : {}),

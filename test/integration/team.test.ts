@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runAdminCommand } from '../../src/cli/admin-commands.ts';
-import { firstOwnerLink, inviteAsOperator, NOT_RIGHT, signSetupSecret, totpCodeAt } from '../../src/modules/team/index.ts';
+import {
+  createInvitationMailer,
+  firstOwnerLink,
+  inviteAsOperator,
+  NOT_RIGHT,
+  signSetupSecret,
+  totpCodeAt,
+} from '../../src/modules/team/index.ts';
+import { startSmtpReceiver } from '../harness/smtp-receiver.ts';
 import { verifyPassword } from '../../src/modules/team/passwords.ts';
 import {
   addPerson,
@@ -459,5 +467,29 @@ describe('first start and the CLI', () => {
       runAdminCommand(deps, { command: 'users create', arg: null, options: { merchant: 'mer_nope', email: 'a@example.com' } }),
       /No merchant/,
     );
+  });
+});
+
+describe('invitation mail', () => {
+  it('with SMTP_URL, the invitation link is also mailed to the invited address', async () => {
+    const { t } = ctx;
+    const smtp = await startSmtpReceiver();
+    try {
+      const merchant = await t.merchants.createMerchant('Mailing shop');
+      const mailInvitation = createInvitationMailer({ url: smtp.url, from: 'Tributary <team@example.com>' });
+      const invited = await inviteAsOperator(
+        { ...teamDeps(t), mailInvitation },
+        { merchantId: merchant.merchant.id, email: 'mailed@example.com', role: 'finance', operator: 'test' },
+      );
+      assert.ok(invited.ok);
+      assert.equal(invited.mailed, true);
+      assert.equal(smtp.mails.length, 1);
+      const mail = smtp.mails[0];
+      assert.deepEqual(mail?.to, ['<mailed@example.com>']);
+      assert.ok(mail?.data.replace(/=\r\n/g, '').includes(invited.link), 'the mail carries the link');
+      assert.match(mail?.data ?? '', /Subject: You are invited to Mailing shop on Tributary/);
+    } finally {
+      await smtp.close();
+    }
   });
 });

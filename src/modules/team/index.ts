@@ -26,6 +26,7 @@ export {
   firstOwnerLink,
   transferOwnership,
 } from './members.ts';
+export { createInvitationMailer } from './invitation-mailer.ts';
 export { PASSWORD_MIN_LENGTH } from './passwords.ts';
 export {
   codeStep,
