@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { runAdminCommand } from '../../src/cli/admin-commands.ts';
 import {
@@ -193,6 +194,18 @@ describe('people sign in', () => {
     assert.equal(await auditCount(t, t.a.id, 'member.invited'), before);
     const team = await getPage(t, '/dashboard/team', session);
     assert.ok(!team.body.includes('id="invite-form"'), 'a key session sees no invite form');
+    // A session a production key opened before this release no longer works.
+    const [productionKey] = await t.merchants.listKeysOf({ merchantId: t.a.id, environment: 'production' });
+    assert.ok(productionKey !== undefined);
+    const token = randomBytes(32).toString('base64url');
+    const tokenHash = createHmac('sha256', TEST_SECRET).update(`dashboard-session\0${token}`).digest('hex');
+    await t.testStore.store.query(
+      'INSERT INTO dashboard_sessions (token_hash, key_id, created_at, last_seen_at) VALUES ($1, $2, $3, $3)',
+      [tokenHash, productionKey.id, t.clock.now()],
+    );
+    const old = await getPage(t, '/dashboard/payments', { cookie: `tributary_dashboard=${token}`, csrf: '' });
+    assert.equal(old.statusCode, 303);
+    assert.equal(old.headers['location'], '/dashboard/login');
   });
 });
 

@@ -40,7 +40,8 @@ export async function insertSession(
  * since `openedSince`, and its key neither revoked nor rolled, or its person not removed. Only
  * rolling a key sets `expires_at`, so a key with an expiry is a rolled one: its overlap is for the
  * merchant's servers to switch over, not for browsers, and a session opened with it ends at once
- * (docs/dashboard.md). A person's role is read here, so a role change applies on the next request.
+ * (docs/dashboard.md). A production key's session (opened before production needed a person,
+ * docs/team.md) is no longer live. A person's role is read here, so a role change applies on the next request.
  */
 export async function findLiveSession(
   q: Queryable,
@@ -68,7 +69,8 @@ export async function findLiveSession(
        LEFT JOIN users u ON u.id = s.user_id
        JOIN merchants m ON m.id = COALESCE(k.merchant_id, u.merchant_id)
      WHERE s.token_hash = $1 AND s.ended_at IS NULL AND s.last_seen_at > $2 AND s.created_at > $3
-       AND ((k.id IS NOT NULL AND k.revoked_at IS NULL AND k.expires_at IS NULL) OR (u.id IS NOT NULL AND u.removed_at IS NULL))`,
+       AND ((k.id IS NOT NULL AND k.environment = 'sandbox' AND k.revoked_at IS NULL AND k.expires_at IS NULL)
+         OR (u.id IS NOT NULL AND u.removed_at IS NULL))`,
     [tokenHash, bounds.idleSince, bounds.openedSince],
   );
   const r = rows[0];
