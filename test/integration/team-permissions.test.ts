@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { type DashboardRoute, recordDashboardRoutes } from '../../src/http/dashboard/index.ts';
+import { sessionRoute } from '../../src/http/dashboard/dashboard-plugin.ts';
 import { ID_PREFIXES, type IdKind, newId } from '../../src/lib/ids.ts';
 import { PERMISSIONS, roleMay } from '../../src/modules/team/index.ts';
 import { ROLES, type Role } from '../../src/kernel/index.ts';
@@ -57,6 +60,24 @@ describe('every dashboard route × every role', () => {
     assert.ok(Object.values(ID_PREFIXES).includes('usr'));
     assert.ok(routes.some((r) => r.url === '/dashboard/team' && r.permission === 'team.read'));
     assert.ok(routes.some((r) => r.url === '/dashboard/login' && r.permission === 'public'));
+  });
+
+  it('refuses to start with a dashboard route that names no permission', async () => {
+    const app = Fastify();
+    const routes: DashboardRoute[] = [];
+    void app.register(
+      async (dashboard) => {
+        recordDashboardRoutes(dashboard, routes);
+        dashboard.get('/named', sessionRoute('payments.read'), async () => 'ok');
+        dashboard.get('/unnamed', { config: { public: true } }, async () => 'no');
+      },
+      { prefix: '/dashboard' },
+    );
+    await assert.rejects(async () => {
+      await app.ready();
+    }, /GET \/dashboard\/unnamed names no permission/);
+    assert.deepEqual(routes, [{ method: 'GET', url: '/dashboard/named', permission: 'payments.read' }]);
+    await app.close().catch(() => undefined);
   });
 
   it('allows what the role may and refuses the rest with 403, changing nothing', async () => {

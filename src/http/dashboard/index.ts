@@ -62,19 +62,26 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
   app.decorate('dashboardRoutes', routes);
   await app.register(
     async (dashboard) => {
-      // A route that names no permission is a mistake: the app refuses to start (docs/team.md).
-      dashboard.addHook('onRoute', (route) => {
-        const config = (route.config ?? {}) as { dashboardPublic?: boolean; permission?: DashboardRoute['permission'] };
-        const permission = config.dashboardPublic === true ? 'public' : config.permission;
-        const methods = Array.isArray(route.method) ? route.method : [route.method];
-        if (permission === undefined) {
-          throw new Error(`dashboard route ${methods.join(',')} ${route.url} names no permission (sessionRoute(permission))`);
-        }
-        for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: route.url, permission });
-      });
+      recordDashboardRoutes(dashboard, routes);
       installDashboardPlumbing(dashboard, screenDeps);
       for (const registerScreen of SCREENS) registerScreen(dashboard, screenDeps);
     },
     { prefix: '/dashboard' },
   );
+}
+
+/**
+ * Records each route registered on `dashboard` (after this call) with its permission, and refuses one
+ * that names none: registering it throws, so the app does not start (docs/team.md).
+ */
+export function recordDashboardRoutes(dashboard: FastifyInstance, routes: DashboardRoute[]): void {
+  dashboard.addHook('onRoute', (route) => {
+    const config = (route.config ?? {}) as { dashboardPublic?: boolean; permission?: DashboardRoute['permission'] };
+    const permission = config.dashboardPublic === true ? 'public' : config.permission;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (permission === undefined) {
+      throw new Error(`dashboard route ${methods.join(',')} ${route.url} names no permission (sessionRoute(permission))`);
+    }
+    for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: route.url, permission });
+  });
 }
