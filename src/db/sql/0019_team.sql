@@ -45,6 +45,7 @@ CREATE TABLE sign_in_attempts (
 );
 CREATE INDEX sign_in_attempts_by_account ON sign_in_attempts (account_key, at);
 CREATE INDEX sign_in_attempts_by_address ON sign_in_attempts (address, at);
+CREATE INDEX sign_in_attempts_by_at ON sign_in_attempts (at);  -- forgetting attempts past the window
 
 ALTER TABLE dashboard_sessions ALTER COLUMN key_id DROP NOT NULL;
 ALTER TABLE dashboard_sessions ADD COLUMN user_id text REFERENCES users (id);
