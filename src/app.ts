@@ -133,6 +133,7 @@ export async function buildApp(deps: AppDeps, modules?: RouteDeps): Promise<Fast
     expireCheckout: routeDeps.expireCheckout,
     paymentLinks: routeDeps.paymentLinks,
     ...(deps.rateLimiter === undefined ? {} : { rateLimiter: deps.rateLimiter }),
+    ...(deps.mailInvitation === undefined ? {} : { mailInvitation: deps.mailInvitation }),
   });
   await app.ready();
   return app;

@@ -38,6 +38,8 @@ export interface AppDeps {
   connectorTimeoutMs: number;
   /** Absent: no rate limiting (tests, benchmarks with RATE_LIMIT_PER_SECOND=0). */
   rateLimiter?: RateLimiter;
+  /** Mails invitation links (SMTP_URL set); absent: the dashboard shows them to copy only. */
+  mailInvitation?: (to: string, merchantName: string, link: string) => Promise<void>;
   /** The sandbox providers, when they run inside this process (the embedded default). */
   sandboxProviders?: SandboxProviders;
   health?: ConnectorHealthTracker;

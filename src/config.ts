@@ -14,6 +14,10 @@ export interface Config {
   /** Deployment secret: keys the API-key hash and encrypts stored webhook secrets. */
   secret: string | undefined;
   publicBaseUrl: string | undefined;
+  /** SMTP server for invitation mails (SMTP_URL, smtp:// or smtps://); unset: links are only shown to copy. */
+  smtpUrl: string | undefined;
+  /** The sender of those mails (SMTP_FROM). */
+  smtpFrom: string;
   webhookAllowlist: string[];
   /** Connectors production keys may reach. Sandbox keys only ever reach the simulators. */
   productionConnectors: string[];
@@ -129,6 +133,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: nonEmpty(env, 'REDIS_URL'),
     secret,
     publicBaseUrl: nonEmpty(env, 'PUBLIC_BASE_URL'),
+    smtpUrl: smtpUrlOf(nonEmpty(env, 'SMTP_URL')),
+    smtpFrom: nonEmpty(env, 'SMTP_FROM') ?? 'Tributary <no-reply@localhost>',
     webhookAllowlist: list(env, 'WEBHOOK_ALLOWLIST'),
     productionConnectors: list(env, 'PRODUCTION_CONNECTORS'),
     midtransServerKey: nonEmpty(env, 'MIDTRANS_SERVER_KEY'),
@@ -211,4 +217,11 @@ function webhookConfig(env: Env) {
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 90, 7, 3_650),
     webhookDeliveryRetentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3_650),
   };
+}
+
+/** SMTP_URL must name an SMTP server (docs/team.md, invitations); anything else stops the start. */
+function smtpUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^smtps?:\/\/[^\s]+$/.test(value)) throw new Error('SMTP_URL must be smtp://… or smtps://… (user:password@host:port)');
+  return value;
 }

@@ -33,6 +33,8 @@ import { createMemoryRateLimiter, type RateLimiter } from './modules/rate-limits
 import { createRedisRateLimiter } from './modules/rate-limits/redis-rate-limiter.ts';
 import { releaseAllDeliveryLeases } from './modules/webhooks/delivery-repo.ts';
 import { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
+import { createInvitationMailer, firstOwnerLink } from './modules/team/index.ts';
+import { listMerchants } from './modules/merchants/merchant-repo.ts';
 import { openRuntime, publicBaseUrl as publicBaseUrlOf, warnIfNotDurable } from './runtime.ts';
 import { createSandboxProviders } from './sandbox/sandbox-providers.ts';
 
@@ -99,6 +101,9 @@ async function main(config: Config): Promise<void> {
     idempotencyTtlHours: config.idempotencyTtlHours,
     connectorTimeoutMs: config.connectorTimeoutMs,
     ...(rateLimiter === undefined ? {} : { rateLimiter }),
+    ...(config.smtpUrl === undefined
+      ? {}
+      : { mailInvitation: createInvitationMailer({ url: config.smtpUrl, from: config.smtpFrom }) }),
     ...(sandboxProviders === undefined ? {} : { sandboxProviders }),
     health,
     ...(embedded ? { dataDir: config.dataDir } : {}),
@@ -118,6 +123,7 @@ async function main(config: Config): Promise<void> {
     store,
     clock,
     secret,
+    publicBaseUrl,
     settlement: providerCalls,
   };
   const adminSocket = embedded
@@ -160,6 +166,7 @@ async function main(config: Config): Promise<void> {
         (embedded ? ' (same DATA_DIR)' : ' (with the same DATABASE_URL and TRIBUTARY_SECRET)'),
     );
   }
+  lines.push(...(await firstOwnerLinks({ store, clock, secret, publicBaseUrl })));
   process.stdout.write(`${lines.join('\n')}\n`);
 
   // The dispatcher runs in every server process with RUN_JOBS (the embedded default); on
@@ -246,4 +253,21 @@ try {
     process.exit(2);
   }
   throw error;
+}
+
+/**
+ * First start of the dashboard (docs/team.md): for each merchant that has no people yet, a one-time
+ * set-up link for its first owner (valid 7 days; each start makes a new one while nobody joined).
+ */
+async function firstOwnerLinks(deps: Parameters<typeof firstOwnerLink>[0]): Promise<string[]> {
+  const lines: string[] = [];
+  // At most five merchants' links per start (more: `tributary users create`). A function of the
+  // module's end, called from main() above: no module-level constant it could read too early.
+  for (const merchant of await listMerchants(deps.store, 5)) {
+    const made = await firstOwnerLink(deps, merchant.id);
+    if (made === undefined) continue;
+    lines.push(`Dashboard: ${merchant.name} (${merchant.id}) has no people yet. Its first owner sets up here (once, 7 days):`);
+    lines.push(`  ${made.link}`);
+  }
+  return lines.length === 0 ? [] : ['', ...lines];
 }

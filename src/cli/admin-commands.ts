@@ -8,6 +8,7 @@ import {
 } from '../modules/merchants/merchant-settings.ts';
 import { createMerchantService, OPERATOR } from '../modules/merchants/merchant-service.ts';
 import type { SettlementDeps } from '../modules/settlement/settlement-ingest.ts';
+import { inviteAsOperator, listTeam } from '../modules/team/index.ts';
 import type { Environment } from '../kernel/index.ts';
 import { auditCommand } from './audit-command.ts';
 import { listExceptionsCommand, resolveExceptionCommand } from './settlement-exceptions.ts';
@@ -32,6 +33,8 @@ export const ADMIN_COMMANDS = [
   'settlement resolve',
   'settlement import',
   'audit',
+  'users create',
+  'users list',
 ] as const;
 export type AdminCommand = (typeof ADMIN_COMMANDS)[number];
 
@@ -57,6 +60,8 @@ export const ADMIN_OPTIONS = [
   'note',
   'action',
   'limit',
+  'email',
+  'role',
 ] as const;
 export type AdminOption = (typeof ADMIN_OPTIONS)[number];
 
@@ -66,6 +71,8 @@ export interface AdminDeps {
   secret: string;
   /** What `settlement import` needs (connectors, deadlines); absent: that command is refused. */
   settlement?: SettlementDeps;
+  /** Where the dashboard is reached: `users create` prints a set-up link under it. */
+  publicBaseUrl: string;
 }
 
 /** A mistake of the operator's (unknown merchant, bad option): exit code 2, message as is. */
@@ -216,6 +223,42 @@ export async function runAdminCommand(deps: AdminDeps, invocation: AdminInvocati
       const out = await auditCommand(store, o);
       if (!out.ok) throw new AdminUsageError(out.problem);
       return { value: out.value, human: out.human };
+    }
+    case 'users create': {
+      // A person joins by a one-time set-up link (password, authenticator): docs/team.md, "First start".
+      if (o.merchant === undefined || o.email === undefined) {
+        throw new AdminUsageError(
+          'users create --merchant MER_ID --email EMAIL [--role owner|admin|developer|finance|support|viewer]',
+        );
+      }
+      const invited = await inviteAsOperator(
+        { store, clock, secret: deps.secret, publicBaseUrl: deps.publicBaseUrl },
+        { merchantId: o.merchant, email: o.email, role: o.role ?? 'owner', operator: 'cli' },
+      );
+      if (!invited.ok) throw new AdminUsageError(invited.message);
+      return {
+        value: {
+          invitation_id: invited.invitation.id,
+          email: invited.invitation.email,
+          role: invited.invitation.role,
+          setup_url: invited.link,
+          expires_at: iso(invited.invitation.expiresAt),
+        },
+        human: `Set-up link for ${invited.invitation.email} (${invited.invitation.role}), works once until ${iso(invited.invitation.expiresAt)}:\n  ${invited.link}`,
+      };
+    }
+    case 'users list': {
+      if (o.merchant === undefined) throw new AdminUsageError('--merchant is required');
+      const team = await listTeam({ store, clock }, o.merchant);
+      const value = {
+        users: team.members.map((m) => ({ id: m.id, email: m.email, role: m.role, created_at: iso(m.createdAt) })),
+        invitations: team.invitations.map((i) => ({ id: i.id, email: i.email, role: i.role, expires_at: iso(i.expiresAt) })),
+      };
+      const human = [
+        ...value.users.map((u) => `${u.id}  ${u.role.padEnd(9)} ${u.email}`),
+        ...value.invitations.map((i) => `${i.id}  ${i.role.padEnd(9)} ${i.email}  (invited, until ${i.expires_at})`),
+      ];
+      return { value, human: human.join('\n') || 'no users' };
     }
     case 'settlement import': {
       if (deps.settlement === undefined) throw new AdminUsageError('settlement import is not available here');

@@ -51,6 +51,9 @@ const USAGE = `Usage: tributary <command> [options]
   settlement import --connector C FILE [--json]  apply a provider's settlement report file (CSV, docs/money.md)
   audit [--merchant MER_ID] [--action A] [--limit N] [--json]
                                                  the audit log, newest first (docs/audit-log.md)
+  users create --merchant MER_ID --email EMAIL [--role ROLE] [--json]
+                                                 a one-time set-up link for a dashboard person (default role owner; docs/team.md)
+  users list --merchant MER_ID [--json]          the merchant's people and pending invitations
   backup PATH [--json]                           a consistent copy of the embedded store while the server runs (docs/backups.md)
   restore PATH [--json]                          restore a backup into an empty DATA_DIR (server stopped)
   migrate                                        apply pending migrations and exit
@@ -58,7 +61,7 @@ const USAGE = `Usage: tributary <command> [options]
 
 Operator commands open the store: configuration comes from the environment (DATA_DIR, DATABASE_URL,
 TRIBUTARY_SECRET); see README. On the embedded store, while a server runs on DATA_DIR, merchants,
-keys, settlement and audit commands are run by that server (DATA_DIR/admin.sock, owner-only).`;
+keys, users, settlement and audit commands are run by that server (DATA_DIR/admin.sock, owner-only).`;
 
 class UsageError extends Error {}
 
@@ -114,6 +117,8 @@ async function run(argv: string[]): Promise<void> {
       note: { type: 'string' },
       action: { type: 'string' },
       limit: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -168,6 +173,7 @@ async function run(argv: string[]): Promise<void> {
           store: runtime.store,
           clock: systemClock,
           secret: runtime.secret,
+          publicBaseUrl: publicBaseUrl(config),
           settlement: {
             store: runtime.store,
             clock: systemClock,

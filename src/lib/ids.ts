@@ -24,6 +24,8 @@ export const ID_PREFIXES = {
   checkout: 'cs',
   paymentLink: 'plink',
   auditEntry: 'aud',
+  user: 'usr',
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -4,7 +4,7 @@ import { formatHumanAmount } from '../../lib/money-display.ts';
 import { reportedMajorText } from '../../lib/money.ts';
 import { html, htmlDocument, type SafeHtml, trusted } from '../pages/html.ts';
 import type { Principal } from '../../kernel/index.ts';
-import { type Permission, roleMay } from '../../modules/team/index.ts';
+import type { Permission } from '../../modules/team/index.ts';
 
 /**
  * The frame of every dashboard page: one stylesheet allowed by hash, no script (but the copy
@@ -172,29 +172,33 @@ export type Screen =
   | 'balance'
   | 'settlements'
   | 'reconciliation'
+  | 'team'
   | 'audit';
 
-/** The tabs; one with a `permission` shows only to a session that has it (a key session has every one). */
-const NAV: readonly { screen: Screen; href: string; label: string; permission?: Permission }[] = [
-  { screen: 'overview', href: '/dashboard', label: 'Overview' },
-  { screen: 'payments', href: '/dashboard/payments', label: 'Payments' },
-  { screen: 'checkouts', href: '/dashboard/checkouts', label: 'Checkouts' },
-  { screen: 'payment-links', href: '/dashboard/payment-links', label: 'Payment links' },
-  { screen: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
-  { screen: 'keys', href: '/dashboard/keys', label: 'API keys' },
-  { screen: 'balance', href: '/dashboard/balance', label: 'Balance' },
-  { screen: 'settlements', href: '/dashboard/settlements', label: 'Settlements' },
-  { screen: 'reconciliation', href: '/dashboard/reconciliation', label: 'Reconciliation' },
+/** The tabs, each shown to the sessions allowed the permission its page's route names. */
+const NAV: readonly { screen: Screen; href: string; label: string; permission: Permission }[] = [
+  { screen: 'overview', href: '/dashboard', label: 'Overview', permission: 'payments.read' },
+  { screen: 'payments', href: '/dashboard/payments', label: 'Payments', permission: 'payments.read' },
+  { screen: 'checkouts', href: '/dashboard/checkouts', label: 'Checkouts', permission: 'payments.read' },
+  { screen: 'payment-links', href: '/dashboard/payment-links', label: 'Payment links', permission: 'payments.read' },
+  { screen: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks', permission: 'webhooks.read' },
+  { screen: 'keys', href: '/dashboard/keys', label: 'API keys', permission: 'keys.read' },
+  { screen: 'balance', href: '/dashboard/balance', label: 'Balance', permission: 'balance.read' },
+  { screen: 'settlements', href: '/dashboard/settlements', label: 'Settlements', permission: 'payments.read' },
+  { screen: 'reconciliation', href: '/dashboard/reconciliation', label: 'Reconciliation', permission: 'payments.read' },
+  { screen: 'team', href: '/dashboard/team', label: 'Team', permission: 'team.read' },
   { screen: 'audit', href: '/dashboard/audit', label: 'Audit log', permission: 'audit.read' },
 ];
-
-const mayOpen = (principal: Principal, permission: Permission | undefined) =>
-  permission === undefined || principal.actor.kind !== 'user' || roleMay(principal.actor.role, permission);
 
 export interface Frame {
   principal: Principal;
   csrfToken: string;
   screen: Screen;
+  /**
+   * Whether this session may do what `permission` names (`sessionMay`, the one check): a page shows
+   * a tab, a form or a button only when its route would let the session through.
+   */
+  may: (permission: Permission) => boolean;
 }
 
 export type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
@@ -224,11 +228,26 @@ export function page(frame: Frame, title: string, notice: Notice, content: SafeH
         <span id="merchant-name">${p.merchantName}</span>
         <span class="env env-${p.environment}" id="environment">${p.environment === 'sandbox' ? 'Sandbox' : 'Production'}</span>
         <nav>
-          ${NAV.filter((n) => mayOpen(p, n.permission)).map(
+          ${NAV.filter((n) => frame.may(n.permission)).map(
             (n) =>
               html`<a href="${n.href}" id="nav-${n.screen}" class="${n.screen === frame.screen ? 'current' : ''}">${n.label}</a>`,
           )}
         </nav>
+        ${
+          p.actor.kind === 'user'
+            ? html`<span id="signed-in-as" class="muted">${p.actor.email} · ${p.actor.role}</span>
+                <form class="inline" method="post" action="/dashboard/environment">
+                  ${csrfField(frame.csrfToken)}<input
+                    type="hidden"
+                    name="environment"
+                    value="${p.environment === 'sandbox' ? 'production' : 'sandbox'}"
+                  />
+                  <button type="submit" class="secondary" id="switch-environment">
+                    Switch to ${p.environment === 'sandbox' ? 'production' : 'sandbox'}
+                  </button>
+                </form>`
+            : ''
+        }
         <form class="inline" method="post" action="/dashboard/logout">
           ${csrfField(frame.csrfToken)}<button type="submit" class="secondary" id="logout">Sign out</button>
         </form>

@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { ExpireDeps } from '../../modules/checkouts/index.ts';
 import type { PaymentLinkDeps } from '../../modules/payment-links/index.ts';
-import type { DashboardSession, DashboardSessions } from '../../modules/merchants/dashboard-sessions.ts';
+import type { DashboardSession, DashboardSessions } from '../../modules/team/index.ts';
 import type { RateLimiter } from '../../modules/rate-limits/rate-limiter.ts';
 import type { ReconcileDeps } from '../../modules/reconciliation/reconcile.ts';
 import type { RefundDeps } from '../../modules/refunds/create-refund.ts';
@@ -54,6 +54,8 @@ export interface DashboardDeps {
   /** Creates and deactivates payment links (the API's create, with its idempotency). */
   paymentLinks: PaymentLinkDeps;
   rateLimiter?: RateLimiter;
+  /** Mails invitation links when SMTP_URL is set (docs/team.md); without it the link is only shown. */
+  mailInvitation?: (to: string, merchantName: string, link: string) => Promise<void>;
 }
 
 /** What every screen gets: the dashboard's dependencies and the one session store they share. */
@@ -86,10 +88,26 @@ export const sessionRoute = (permission: Permission | 'signed_in') => ({
   schema: { hide: true },
 });
 
-/** Whether a session may do what `permission` names: a person by their role; a key session may do everything. */
+/** What only a person may do (docs/team.md, "Keys and people"): a sandbox key's session may not manage the team. */
+const PERSON_ONLY: ReadonlySet<Permission> = new Set<Permission>(['team.manage', 'team.transfer_ownership']);
+
+/**
+ * Whether a session may do what `permission` names: a person by their role; a (sandbox) key
+ * session may do everything but what is a person's only. The one check: routes (before the body
+ * is read) and pages (which tabs, forms and buttons to show, `frame.may`) both ask it.
+ */
 export function sessionMay(session: DashboardSession, permission: Permission | 'signed_in'): boolean {
   const actor = session.principal.actor;
-  return permission === 'signed_in' || actor.kind !== 'user' || roleMay(actor.role, permission);
+  if (permission === 'signed_in') return true;
+  if (actor.kind !== 'user') return !PERSON_ONLY.has(permission);
+  return roleMay(actor.role, permission);
+}
+
+/** A dashboard route as registered: what tests iterate to check every route against every role. */
+export interface DashboardRoute {
+  method: string;
+  url: string;
+  permission: Permission | 'signed_in' | 'public';
 }
 
 /** A route reachable without a session (the login form and its POST). */
@@ -109,6 +127,10 @@ const NOTICES: Readonly<Record<string, Exclude<Notice, undefined>>> = {
   },
   key_revoked: { kind: 'ok', text: 'Key revoked. It no longer works, here or in the API.' },
   signed_out: { kind: 'ok', text: 'Signed out.' },
+  invitation_revoked: { kind: 'ok', text: 'Invitation revoked: its link no longer works.' },
+  role_changed: { kind: 'ok', text: 'Role changed. It applies from their next click.' },
+  member_removed: { kind: 'ok', text: 'Member removed. Their sessions ended.' },
+  ownership_transferred: { kind: 'ok', text: 'Ownership transferred. You are an admin now.' },
   session_ended: {
     kind: 'bad',
     text: 'Your session ended (signed out, expired, or its key was revoked or rolled). Sign in again.',
@@ -148,6 +170,7 @@ const frameOfSession = (session: DashboardSession, screen: Screen): Frame => ({
   principal: session.principal,
   csrfToken: session.csrfToken,
   screen,
+  may: (permission) => sessionMay(session, permission),
 });
 
 /**

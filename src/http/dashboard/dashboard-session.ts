@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_MAX_AGE_MS } from '../../modules/merchants/dashboard-sessions.ts';
+import { SESSION_MAX_AGE_MS } from '../../modules/team/index.ts';
 
 /**
  * The session cookie and the request-origin checks of the dashboard (docs/dashboard.md).

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { createDashboardSessions } from '../../modules/merchants/dashboard-sessions.ts';
-import { type DashboardDeps, installDashboardPlumbing, type ScreenDeps } from './dashboard-plugin.ts';
+import { createDashboardSessions } from '../../modules/team/index.ts';
+import { type DashboardDeps, type DashboardRoute, installDashboardPlumbing, type ScreenDeps } from './dashboard-plugin.ts';
 import { registerAuditScreen } from './screens/audit.screen.ts';
 import { registerBalanceScreen } from './screens/balance.screen.ts';
 import { registerCheckoutDetailScreen } from './screens/checkout-detail.screen.ts';
@@ -15,10 +15,19 @@ import { registerReconciliationDetailScreen } from './screens/reconciliation-det
 import { registerReconciliationListScreen } from './screens/reconciliation-list.screen.ts';
 import { registerSettlementDetailScreen } from './screens/settlement-detail.screen.ts';
 import { registerSettlementListScreen } from './screens/settlement-list.screen.ts';
+import { registerInvitationScreen } from './screens/invitation.screen.ts';
 import { registerSignInScreen } from './screens/sign-in.screen.ts';
+import { registerTeamScreen } from './screens/team.screen.ts';
 import { registerWebhooksScreen } from './screens/webhooks.screen.ts';
 
-export type { DashboardDeps } from './dashboard-plugin.ts';
+export type { DashboardDeps, DashboardRoute } from './dashboard-plugin.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every dashboard route with the permission it names (tests check each against each role). */
+    dashboardRoutes: readonly DashboardRoute[];
+  }
+}
 
 /** Every screen, one file each under `screens/`: a new screen adds its line here and its tab in dashboard-layout.ts. */
 const SCREENS: readonly ((dashboard: FastifyInstance, deps: ScreenDeps) => void)[] = [
@@ -37,6 +46,8 @@ const SCREENS: readonly ((dashboard: FastifyInstance, deps: ScreenDeps) => void)
   registerSettlementDetailScreen,
   registerReconciliationListScreen,
   registerReconciliationDetailScreen,
+  registerInvitationScreen,
+  registerTeamScreen,
   registerAuditScreen,
 ];
 
@@ -51,11 +62,30 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     ...deps,
     sessions: createDashboardSessions({ store: deps.store, clock: deps.clock, secret: deps.secret }),
   };
+  const routes: DashboardRoute[] = [];
+  app.decorate('dashboardRoutes', routes);
   await app.register(
     async (dashboard) => {
+      recordDashboardRoutes(dashboard, routes);
       installDashboardPlumbing(dashboard, screenDeps);
       for (const registerScreen of SCREENS) registerScreen(dashboard, screenDeps);
     },
     { prefix: '/dashboard' },
   );
+}
+
+/**
+ * Records each route registered on `dashboard` (after this call) with its permission, and refuses one
+ * that names none: registering it throws, so the app does not start (docs/team.md).
+ */
+export function recordDashboardRoutes(dashboard: FastifyInstance, routes: DashboardRoute[]): void {
+  dashboard.addHook('onRoute', (route) => {
+    const config = (route.config ?? {}) as { dashboardPublic?: boolean; permission?: DashboardRoute['permission'] };
+    const permission = config.dashboardPublic === true ? 'public' : config.permission;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (permission === undefined) {
+      throw new Error(`dashboard route ${methods.join(',')} ${route.url} names no permission (sessionRoute(permission))`);
+    }
+    for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: route.url, permission });
+  });
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../lib/error-catalogue.ts';
 import type { Authenticator } from '../../modules/merchants/authenticator.ts';
 import { KNOWN_API_VERSIONS } from '../../modules/merchants/merchant-service.ts';
-import type { Principal } from '../../kernel/index.ts';
+import type { Principal, RequestOrigin } from '../../kernel/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,14 +17,18 @@ declare module 'fastify' {
 const BEARER = /^Bearer ([^\s]+)$/i;
 const USER_AGENT_MAX = 256;
 
-/** The principal with where this request came from (the audit log's address, user agent and request id). */
-export function withOrigin(
-  principal: Principal,
-  request: { ip: string; id: string; headers: Record<string, string | string[] | undefined> },
-): Principal {
+type OriginRequest = { ip: string; id: string; headers: Record<string, string | string[] | undefined> };
+
+/** Where a request came from (the audit log's address, user agent and request id). */
+export function originOf(request: OriginRequest): RequestOrigin {
   const agent = request.headers['user-agent'];
   const userAgent = typeof agent === 'string' ? agent.slice(0, USER_AGENT_MAX) : null;
-  return { ...principal, origin: { address: request.ip, userAgent, requestId: request.id } };
+  return { address: request.ip, userAgent, requestId: request.id };
+}
+
+/** The principal with where this request came from. */
+export function withOrigin(principal: Principal, request: OriginRequest): Principal {
+  return { ...principal, origin: originOf(request) };
 }
 
 /** The authenticated principal of a route that requires a key (set by the auth hook). */

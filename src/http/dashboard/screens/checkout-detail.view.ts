@@ -43,7 +43,7 @@ function facts(c: Checkout, publicBaseUrl: string): SafeHtml {
 }
 
 function expireForm(frame: Frame, c: Checkout): SafeHtml | string {
-  if (c.status !== 'open') return '';
+  if (c.status !== 'open' || !frame.may('checkouts.expire')) return '';
   return html`<section class="card">
     <h2>Expire</h2>
     <p class="muted">Ends the checkout now: the payer can no longer choose a method, and its pending payment is canceled.</p>

@@ -153,7 +153,7 @@ function keysPage(
                 <td>${keyState(k, options.now)}</td>
                 <td>
                   ${
-                    usable
+                    usable && frame.may('keys.manage')
                       ? html`<form class="inline" method="post" action="/dashboard/keys/${k.id}/roll">
                             ${csrfField(frame.csrfToken)}
                             <label
@@ -174,15 +174,16 @@ function keysPage(
           </tbody>
         </table>
       </section>
-      <section class="card">
-        <form method="post" action="/dashboard/keys">
-          ${csrfField(frame.csrfToken)}
-          <button type="submit" id="create-key">Create a ${env} key</button>
-        </form>
-        <p class="muted">
-          A key manages its own environment only: sign in with a ${env === 'sandbox' ? 'production' : 'sandbox'} key to manage
-          ${env === 'sandbox' ? 'production' : 'sandbox'} keys. Revoking or rolling the key of this session ends the session.
-        </p>
-      </section>`,
+      ${
+        frame.may('keys.manage')
+          ? html`<section class="card">
+              <form method="post" action="/dashboard/keys">
+                ${csrfField(frame.csrfToken)}
+                <button type="submit" id="create-key">Create a ${env} key</button>
+              </form>
+              <p class="muted">This page manages ${env} keys. Revoking or rolling the key of this session ends the session.</p>
+            </section>`
+          : ''
+      }`,
   );
 }

@@ -59,6 +59,7 @@ function redeliverForm(
   endpointId = '',
 ): SafeHtml {
   const id = `redeliver-${eventId}-${endpointId === '' ? target : endpointId}`;
+  if (!frame.may('events.redeliver')) return html``;
   return html`<form class="inline" method="post" action="/dashboard/events/${eventId}/redeliver">
     ${csrfField(frame.csrfToken)}
     <input type="hidden" name="payment_id" value="${paymentId}" />
@@ -234,7 +235,7 @@ export function paymentPage(
         </dl>
       </section>
       ${
-        p.status === 'pending'
+        p.status === 'pending' && frame.may('payments.cancel')
           ? html`<section class="card">
               <h2>Cancel</h2>
               <p class="muted">
@@ -249,7 +250,7 @@ export function paymentPage(
           : ''
       }
       ${
-        refundable
+        refundable && frame.may('refunds.create')
           ? html`<section class="card">
               <h2>Refund</h2>
               <form class="filters" method="post" action="/dashboard/payments/${p.id}/refund" id="refund-form">

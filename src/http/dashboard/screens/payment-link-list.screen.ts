@@ -215,7 +215,8 @@ function field(form: CreateForm, name: keyof FormValues, label: string, attribut
   </label>`;
 }
 
-function createCard(frame: Frame, form: CreateForm): SafeHtml {
+function createCard(frame: Frame, form: CreateForm): SafeHtml | string {
+  if (!frame.may('payment_links.manage')) return '';
   const general = [...form.issues.entries()].filter(([name]) => !(name in EMPTY_FORM));
   return html`<section class="card">
     <h2>Create a payment link</h2>

@@ -78,7 +78,7 @@ function shareCard(l: PaymentLink, url: string, qr: SafeHtml | undefined, active
 }
 
 function deactivateForm(frame: Frame, l: PaymentLink): SafeHtml | string {
-  if (!l.active) return '';
+  if (!l.active || !frame.may('payment_links.manage')) return '';
   return html`<section class="card">
     <h2>Deactivate</h2>
     <p class="muted">

@@ -108,27 +108,29 @@ function reconciliationsPage(
     html`<section class="card">
         <h2>Reconcile a settlement report</h2>
         ${
-          options.connectors.length === 0
-            ? html`<p>No connector in this environment reports settlements.</p>`
-            : html`<form class="filters" method="post" action="/dashboard/reconciliation" id="reconcile-form">
-                ${csrfField(frame.csrfToken)}
-                <input type="hidden" name="idempotency_key" value="${options.idempotencyKey}" />
-                <label
-                  >Connector
-                  <select name="connector" id="reconcile-connector">
-                    ${options.connectors.map((c) => option(c, c, undefined))}
-                  </select>
-                </label>
-                <label
-                  >From (UTC)
-                  <input type="datetime-local" name="from" id="reconcile-from" value="${options.defaults.from}" required
-                /></label>
-                <label
-                  >To (UTC, exclusive)
-                  <input type="datetime-local" name="to" id="reconcile-to" value="${options.defaults.to}" required
-                /></label>
-                <button type="submit" id="reconcile-submit">Reconcile</button>
-              </form>`
+          !frame.may('reconciliation.run')
+            ? html`<p class="muted">Your role does not run reconciliations.</p>`
+            : options.connectors.length === 0
+              ? html`<p>No connector in this environment reports settlements.</p>`
+              : html`<form class="filters" method="post" action="/dashboard/reconciliation" id="reconcile-form">
+                  ${csrfField(frame.csrfToken)}
+                  <input type="hidden" name="idempotency_key" value="${options.idempotencyKey}" />
+                  <label
+                    >Connector
+                    <select name="connector" id="reconcile-connector">
+                      ${options.connectors.map((c) => option(c, c, undefined))}
+                    </select>
+                  </label>
+                  <label
+                    >From (UTC)
+                    <input type="datetime-local" name="from" id="reconcile-from" value="${options.defaults.from}" required
+                  /></label>
+                  <label
+                    >To (UTC, exclusive)
+                    <input type="datetime-local" name="to" id="reconcile-to" value="${options.defaults.to}" required
+                  /></label>
+                  <button type="submit" id="reconcile-submit">Reconcile</button>
+                </form>`
         }
         <p class="muted">At most 31 days. The same connector, window and inputs give back the same reconciliation.</p>
       </section>

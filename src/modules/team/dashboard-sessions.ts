@@ -1,15 +1,22 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../../db/store.ts';
+import type { Queryable, Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { environmentOfKey, hashApiKey } from './api-key.ts';
-import { principalOfKey } from './authenticator.ts';
-import { deleteDeadSessions, endSession, findLiveSession, insertSession, touchSession } from './dashboard-session-repo.ts';
-import { findKeyByHash } from './merchant-repo.ts';
-import type { Principal } from '../../kernel/index.ts';
+import { environmentOfKey, findKeyByHash, hashApiKey, principalOfKey } from '../merchants/index.ts';
+import {
+  deleteDeadSessions,
+  endSession,
+  findLiveSession,
+  insertSession,
+  type LiveSession,
+  setSessionEnvironment,
+  touchSession,
+} from './dashboard-session-repo.ts';
+import type { Environment, Principal } from '../../kernel/index.ts';
 
 /**
- * Sessions of the merchant dashboard (docs/dashboard.md, decision 0019). The secret API key is
- * presented once, at login; from then on the browser holds a random 256-bit token (in an HttpOnly
+ * Sessions of the merchant dashboard (docs/dashboard.md, docs/team.md, decision 0019). A person
+ * signs in with e-mail, password and a TOTP code (sign-in.ts); a sandbox secret key may still be
+ * presented once, at login (a production key may not: production needs a person). From then on the browser holds a random 256-bit token (in an HttpOnly
  * cookie) and the database holds only HMAC(deployment secret, token), so a stolen table opens no
  * session. A session resolves to the same Principal an API key does, so every screen calls the
  * same module functions as the API routes, scoped the same way.
@@ -29,7 +36,20 @@ export interface DashboardSession {
 }
 
 export type LoginResult =
-  { ok: true; token: string; session: DashboardSession } | { ok: false; reason: 'invalid_key' | 'rolled_key' };
+  { ok: true; token: string; session: DashboardSession } | { ok: false; reason: 'invalid_key' | 'rolled_key' | 'production_key' };
+
+/** Who a live session acts as: its key's principal, or the person with their role. */
+function principalOfSession(live: LiveSession): Principal {
+  if (live.kind === 'key') return principalOfKey(live);
+  return {
+    merchantId: live.merchantId,
+    merchantName: live.merchantName,
+    environment: live.environment,
+    apiVersion: live.apiVersion,
+    actor: { kind: 'user', userId: live.userId, email: live.email, role: live.role },
+    settings: live.settings,
+  };
+}
 
 export interface DashboardSessionDeps {
   store: Store;
@@ -57,6 +77,8 @@ export function createDashboardSessions(deps: DashboardSessionDeps) {
       if (row === undefined || row.environment !== environment || row.revokedAt !== null)
         return { ok: false, reason: 'invalid_key' };
       if (row.expiresAt !== null) return { ok: false, reason: row.expiresAt <= now ? 'invalid_key' : 'rolled_key' };
+      // Production data needs a person (docs/team.md, "Keys and people").
+      if (row.environment === 'production') return { ok: false, reason: 'production_key' };
       await deleteDeadSessions(deps.store, new Date(now.getTime() - SESSION_IDLE_MS), DEAD_SESSIONS_PER_LOGIN);
       const token = randomBytes(32).toString('base64url');
       const hash = tokenHash(token);
@@ -83,11 +105,28 @@ export function createDashboardSessions(deps: DashboardSessionDeps) {
       });
       if (live === undefined) return undefined;
       if (now.getTime() - live.lastSeenAt.getTime() >= TOUCH_EVERY_MS) await touchSession(deps.store, hash, now);
-      return { principal: principalOfKey(live), tokenHash: hash, csrfToken: csrfOf(hash) };
+      return { principal: principalOfSession(live), tokenHash: hash, csrfToken: csrfOf(hash) };
     },
 
-    async logout(session: DashboardSession): Promise<void> {
-      await endSession(deps.store, session.tokenHash, deps.clock.now());
+    /**
+     * Opens a person's session, in `q` (the sign-in's transaction, with its audit row): the token
+     * for the cookie. The principal is read on the next request, like every session's.
+     */
+    async openForUser(q: Queryable, userId: string, environment: Environment): Promise<string> {
+      const now = deps.clock.now();
+      await deleteDeadSessions(q, new Date(now.getTime() - SESSION_IDLE_MS), DEAD_SESSIONS_PER_LOGIN);
+      const token = randomBytes(32).toString('base64url');
+      await insertSession(q, { tokenHash: tokenHash(token), userId, environment, now });
+      return token;
+    },
+
+    /** A person's session switches to the other environment (a key session stays in its key's). */
+    async switchEnvironment(session: DashboardSession, environment: Environment): Promise<void> {
+      await setSessionEnvironment(deps.store, session.tokenHash, environment);
+    },
+
+    async logout(session: DashboardSession, q: Queryable = deps.store): Promise<void> {
+      await endSession(q, session.tokenHash, deps.clock.now());
     },
 
     /** Constant-time comparison of a presented CSRF token with the session's. */
