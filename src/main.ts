@@ -26,7 +26,7 @@ import { parseFailpoints } from './lib/failpoints.ts';
 import { createLogger } from './lib/logger.ts';
 import { startTracing } from './lib/tracing.ts';
 import { createAuthenticator } from './modules/merchants/authenticator.ts';
-import { countMerchants } from './modules/merchants/merchant-repo.ts';
+import { countMerchants, listMerchants } from './modules/merchants/merchant-repo.ts';
 import { createMerchantService, OPERATOR } from './modules/merchants/merchant-service.ts';
 import { releaseAllLeases } from './modules/idempotency/idempotency-repo.ts';
 import { createMemoryRateLimiter, type RateLimiter } from './modules/rate-limits/rate-limiter.ts';
@@ -34,7 +34,6 @@ import { createRedisRateLimiter } from './modules/rate-limits/redis-rate-limiter
 import { releaseAllDeliveryLeases } from './modules/webhooks/delivery-repo.ts';
 import { ConnectorHealthTracker } from './modules/routing/connector-health.ts';
 import { createInvitationMailer, firstOwnerLink } from './modules/team/index.ts';
-import { listMerchants } from './modules/merchants/merchant-repo.ts';
 import { openRuntime, publicBaseUrl as publicBaseUrlOf, warnIfNotDurable } from './runtime.ts';
 import { createSandboxProviders } from './sandbox/sandbox-providers.ts';
 

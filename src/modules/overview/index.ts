@@ -11,8 +11,6 @@ export {
   type DayAmount,
   OVERVIEW_DAYS,
   type Overview,
-  type OverviewStatus,
-  PAYMENT_STATUSES,
   readOverview,
   type SuccessRate,
   windowDays,

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/store.ts';
 import type { Environment } from '../../kernel/index.ts';
 import { addHistograms, emptyHistogram } from './time-to-pay.ts';
+import { PAYMENT_STATUSES, type PaymentStatus } from '../payments/index.ts';
 
 /**
  * What the overview page shows (docs/overview.md), read from the day aggregates only: at most
@@ -9,9 +10,6 @@ import { addHistograms, emptyHistogram } from './time-to-pay.ts';
  */
 export const OVERVIEW_DAYS = 30;
 const DAY_MS = 86_400_000;
-
-export const PAYMENT_STATUSES = ['processing', 'pending', 'succeeded', 'failed', 'expired', 'canceled', 'reversed'] as const;
-export type OverviewStatus = (typeof PAYMENT_STATUSES)[number];
 
 export interface DayAmount {
   day: string;
@@ -46,7 +44,7 @@ export interface Overview {
   byConnector: SuccessRate[];
   /** Time-to-pay histogram of the window's paid payments (fixed buckets, time-to-pay.ts). */
   timeToPay: number[];
-  statuses: Record<OverviewStatus, bigint>;
+  statuses: Record<PaymentStatus, bigint>;
   createdCount: bigint;
   /** Succeeded refunds in the window, per currency, and per day per currency. */
   refunds: CurrencyTotals[];
@@ -142,7 +140,7 @@ function rateOf(rows: readonly CohortRow[], keyOf: (r: CohortRow) => string): Su
 }
 
 function fromCohort(rows: readonly CohortRow[]) {
-  const statuses = Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, 0n])) as Record<OverviewStatus, bigint>;
+  const statuses = Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, 0n])) as Record<PaymentStatus, bigint>;
   const timeToPay = emptyHistogram();
   const late = new Map<string, CurrencyTotals>();
   let createdCount = 0n;

@@ -1,5 +1,6 @@
 import type { Connection, Queryable, Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { PAYMENT_STATUSES } from '../payments/index.ts';
 import { TTP_BUCKET_BOUNDS_S, TTP_BUCKETS } from './time-to-pay.ts';
 
 /**
@@ -142,9 +143,7 @@ async function daysTouchedBetween(conn: Queryable, cursor: Date | null, upper: D
 const BUCKET_OF_PAID = `CASE WHEN succeeded_at IS NULL THEN NULL
   ELSE width_bucket(extract(epoch FROM succeeded_at - created_at)::float8, ARRAY[${TTP_BUCKET_BOUNDS_S.join(',')}]::float8[]) END`;
 const HISTOGRAM = `ARRAY[${Array.from({ length: TTP_BUCKETS }, (_, i) => `count(*) FILTER (WHERE p.b = ${i})`).join(', ')}]::integer[]`;
-const STATUS_COUNTS = ['processing', 'pending', 'succeeded', 'failed', 'expired', 'canceled', 'reversed']
-  .map((s) => `count(*) FILTER (WHERE p.status = '${s}')`)
-  .join(', ');
+const STATUS_COUNTS = PAYMENT_STATUSES.map((s) => `count(*) FILTER (WHERE p.status = '${s}')`).join(', ');
 
 /** Deletes one day's rows of both tables and inserts them again from the source rows: a recount. */
 async function recountDay(tx: Queryable, day: DirtyDay): Promise<void> {

@@ -9,7 +9,7 @@ export {
   listAttempts,
   lockPayment,
 } from './payment-repo.ts';
-export type { PaymentStatus } from './payment-states.ts';
+export { PAYMENT_STATUSES, type PaymentStatus } from './payment-states.ts';
 export type { Attempt, AttemptState, Payment } from './payment-types.ts';
 export { type CancelPaymentDeps, cancelPayment } from './cancel-payment.ts';
 export { type CreatePaymentDeps, createPayment } from './create-payment.ts';

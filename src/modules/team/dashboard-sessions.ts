@@ -1,6 +1,7 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Queryable, Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { keyedMac, sameSecret } from '../../lib/keyed-mac.ts';
 import { environmentOfKey, findKeyByHash, hashApiKey, principalOfKey } from '../merchants/index.ts';
 import {
   deleteDeadSessions,
@@ -59,10 +60,19 @@ export interface DashboardSessionDeps {
 }
 
 export function createDashboardSessions(deps: DashboardSessionDeps) {
-  const tokenHash = (token: string) => createHmac('sha256', deps.secret).update(`dashboard-session\0${token}`).digest('hex');
+  const tokenHash = (token: string) => keyedMac(deps.secret, 'dashboard-session', token, 'hex');
   // Derived rather than stored: only the holder of the cookie's token can know it, and it changes
   // with every session. Keyed by the hash so the raw token need not be kept around.
-  const csrfOf = (hash: string) => createHmac('sha256', deps.secret).update(`dashboard-csrf\0${hash}`).digest('base64url');
+  const csrfOf = (hash: string) => keyedMac(deps.secret, 'dashboard-csrf', hash);
+  /** A new session row (a key's or a person's), after forgetting a few dead ones: its token and hash. */
+  async function open(q: Queryable, opener: { keyId: string } | { userId: string; environment: Environment }) {
+    const now = deps.clock.now();
+    await deleteDeadSessions(q, new Date(now.getTime() - SESSION_IDLE_MS), DEAD_SESSIONS_PER_LOGIN);
+    const token = randomBytes(32).toString('base64url');
+    const hash = tokenHash(token);
+    await insertSession(q, { tokenHash: hash, ...opener, now });
+    return { token, hash };
+  }
 
   return {
     /**
@@ -79,10 +89,7 @@ export function createDashboardSessions(deps: DashboardSessionDeps) {
       if (row.expiresAt !== null) return { ok: false, reason: row.expiresAt <= now ? 'invalid_key' : 'rolled_key' };
       // Production data needs a person (docs/team.md, "Keys and people").
       if (row.environment === 'production') return { ok: false, reason: 'production_key' };
-      await deleteDeadSessions(deps.store, new Date(now.getTime() - SESSION_IDLE_MS), DEAD_SESSIONS_PER_LOGIN);
-      const token = randomBytes(32).toString('base64url');
-      const hash = tokenHash(token);
-      await insertSession(deps.store, { tokenHash: hash, keyId: row.keyId, now });
+      const { token, hash } = await open(deps.store, { keyId: row.keyId });
       return {
         ok: true,
         token,
@@ -113,11 +120,7 @@ export function createDashboardSessions(deps: DashboardSessionDeps) {
      * for the cookie. The principal is read on the next request, like every session's.
      */
     async openForUser(q: Queryable, userId: string, environment: Environment): Promise<string> {
-      const now = deps.clock.now();
-      await deleteDeadSessions(q, new Date(now.getTime() - SESSION_IDLE_MS), DEAD_SESSIONS_PER_LOGIN);
-      const token = randomBytes(32).toString('base64url');
-      await insertSession(q, { tokenHash: tokenHash(token), userId, environment, now });
-      return token;
+      return (await open(q, { userId, environment })).token;
     },
 
     /** A person's session switches to the other environment (a key session stays in its key's). */
@@ -131,10 +134,7 @@ export function createDashboardSessions(deps: DashboardSessionDeps) {
 
     /** Constant-time comparison of a presented CSRF token with the session's. */
     csrfMatches(session: DashboardSession, presented: string | undefined): boolean {
-      if (presented === undefined) return false;
-      const a = Buffer.from(session.csrfToken);
-      const b = Buffer.from(presented);
-      return a.length === b.length && timingSafeEqual(a, b);
+      return presented !== undefined && sameSecret(session.csrfToken, presented);
     },
   };
 }

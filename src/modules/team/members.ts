@@ -1,6 +1,7 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable, Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { keyedMac, sameSecret } from '../../lib/keyed-mac.ts';
 import { newId } from '../../lib/ids.ts';
 import { type AuditSubject, recordAudit } from '../audit/index.ts';
 import { findMerchant } from '../merchants/index.ts';
@@ -52,6 +53,7 @@ export type TeamRefusal = {
   message: string;
 };
 const refuse = (code: TeamRefusal['code'], message: string): TeamRefusal => ({ ok: false, code, message });
+const invitationGone = () => refuse('not_found', 'This invitation link is not valid: it was used, revoked or has expired.');
 
 export const normalEmail = (email: string) => email.trim().toLowerCase();
 export const isEmail = (email: string) => email.length <= 254 && EMAIL_PATTERN.test(email);
@@ -126,6 +128,28 @@ export const teamSize = (deps: Pick<TeamDeps, 'store'>, merchantId: string) => c
 
 // ---- invitations ----
 
+/**
+ * Writes an invitation and its `member.invited` row in `tx`: the one-time token (only its hash is
+ * kept), valid 7 days. `email` null: the first owner's link, whose person gives theirs at set-up.
+ */
+async function writeInvitation(
+  tx: Queryable,
+  by: Acting,
+  input: { merchantId: string; email: string | null; role: Role; invitedBy: string },
+  now: Date,
+): Promise<{ id: string; token: string; expiresAt: Date }> {
+  const token = randomBytes(32).toString('base64url');
+  const id = newId('invitation', now.getTime());
+  const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
+  await insertInvitation(tx, { id, ...input, tokenHash: tokenHashOf(token), now, expiresAt });
+  await audit(tx, by, now, 'member.invited', 'invitation', id, {
+    email: input.email,
+    role: input.role,
+    expires_at: expiresAt.toISOString(),
+  });
+  return { id, token, expiresAt };
+}
+
 export type Invited = { ok: true; invitation: PendingInvitation; link: string; mailed: boolean };
 
 /** Invites an e-mail with a role: the one-time link (valid 7 days) is returned to copy, and mailed with SMTP. */
@@ -142,19 +166,15 @@ export async function inviteMember(
   if (refusal !== undefined) return refusal;
   const merchantId = by.merchantId;
   const now = deps.clock.now();
-  const token = randomBytes(32).toString('base64url');
-  const id = newId('invitation', now.getTime());
-  const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
   const result = await deps.store.transaction(async (tx) => {
     const members = await listUsers(tx, merchantId);
     if (members.some((m) => m.email === email)) return refuse('conflict', 'This e-mail is already a member of the team.');
     const invitedBy =
       by.actor.kind === 'user' ? by.actor.userId : by.actor.kind === 'operator' ? `operator:${by.actor.name}` : 'unknown';
-    await insertInvitation(tx, { id, merchantId, email, role, tokenHash: tokenHashOf(token), invitedBy, now, expiresAt });
-    await audit(tx, by, now, 'member.invited', 'invitation', id, { email, role, expires_at: expiresAt.toISOString() });
-    return undefined;
+    return writeInvitation(tx, by, { merchantId, email, role, invitedBy }, now);
   });
-  if (result !== undefined) return result;
+  if ('ok' in result) return result;
+  const { id, token, expiresAt } = result;
   const link = invitationLink(deps, token);
   let mailed = false;
   if (deps.mailInvitation !== undefined) {
@@ -197,15 +217,11 @@ export async function openInvitation(deps: Pick<TeamDeps, 'store' | 'clock'>, to
 
 /** The set-up form carries the TOTP secret it showed, signed, so the server can trust it back. */
 export function signSetupSecret(deps: Pick<TeamDeps, 'secret'>, token: string, totpSecret: string): string {
-  return createHmac('sha256', deps.secret)
-    .update(`totp-setup\0${tokenHashOf(token)}\0${totpSecret}`)
-    .digest('base64url');
+  return keyedMac(deps.secret, 'totp-setup', `${tokenHashOf(token)}\0${totpSecret}`);
 }
 
 function setupSecretMatches(deps: Pick<TeamDeps, 'secret'>, token: string, totpSecret: string, signature: string): boolean {
-  const a = Buffer.from(signSetupSecret(deps, token, totpSecret));
-  const b = Buffer.from(signature);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameSecret(signSetupSecret(deps, token, totpSecret), signature);
 }
 
 export type Joined = { ok: true; user: Pick<UserRow, 'id' | 'email' | 'role' | 'merchantId'>; recoveryCodes: string[] };
@@ -222,8 +238,7 @@ export async function acceptInvitation(
   origin?: AuditSubject['origin'],
 ): Promise<Joined | TeamRefusal> {
   const invitation = await openInvitation(deps, token);
-  if (invitation === undefined)
-    return refuse('not_found', 'This invitation link is not valid: it was used, revoked or has expired.');
+  if (invitation === undefined) return invitationGone();
   // The first owner's link names no e-mail: the person gives theirs here.
   const email = invitation.email ?? normalEmail(input.email ?? '');
   if (!isEmail(email)) return refuse('invalid', 'Enter an e-mail address like name@example.com.');
@@ -243,8 +258,7 @@ export async function acceptInvitation(
   return deps.store
     .transaction(async (tx) => {
       const locked = await findInvitationByTokenHash(tx, tokenHashOf(token), { forUpdate: true });
-      if (locked === undefined)
-        return refuse('not_found', 'This invitation link is not valid: it was used, revoked or has expired.');
+      if (locked === undefined) return invitationGone();
       const members = await listUsers(tx, locked.merchantId);
       if (members.some((m) => m.email === email)) return refuse('conflict', 'This e-mail is already a member of the team.');
       await insertUser(tx, {
@@ -279,8 +293,7 @@ export async function acceptInvitation(
       };
     })
     .catch((err: unknown) => {
-      if (err instanceof InvitationRaceError)
-        return refuse('not_found', 'This invitation link is not valid: it was used, revoked or has expired.');
+      if (err instanceof InvitationRaceError) return invitationGone();
       throw err;
     });
 }
@@ -294,34 +307,16 @@ class InvitationRaceError extends Error {}
  */
 export async function firstOwnerLink(deps: TeamDeps, merchantId: string): Promise<Invited | undefined> {
   const now = deps.clock.now();
-  const token = randomBytes(32).toString('base64url');
-  const id = newId('invitation', now.getTime());
-  const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
   const by: MerchantAuditSubject = { merchantId, environment: 'production', actor: { kind: 'operator', name: 'first-start' } };
   const made = await deps.store.transaction(async (tx) => {
-    if ((await countUsers(tx, merchantId)) > 0) return false;
-    await insertInvitation(tx, {
-      id,
-      merchantId,
-      email: null,
-      role: 'owner',
-      tokenHash: tokenHashOf(token),
-      invitedBy: 'operator:first-start',
-      now,
-      expiresAt,
-    });
-    await audit(tx, by, now, 'member.invited', 'invitation', id, {
-      email: null,
-      role: 'owner',
-      expires_at: expiresAt.toISOString(),
-    });
-    return true;
+    if ((await countUsers(tx, merchantId)) > 0) return undefined;
+    return writeInvitation(tx, by, { merchantId, email: null, role: 'owner', invitedBy: 'operator:first-start' }, now);
   });
-  if (!made) return undefined;
+  if (made === undefined) return undefined;
   return {
     ok: true,
-    invitation: { id, email: null, role: 'owner', createdAt: now, expiresAt },
-    link: invitationLink(deps, token),
+    invitation: { id: made.id, email: null, role: 'owner', createdAt: now, expiresAt: made.expiresAt },
+    link: invitationLink(deps, made.token),
     mailed: false,
   };
 }

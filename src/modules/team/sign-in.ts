@@ -1,6 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { keyedMac, sameSecret } from '../../lib/keyed-mac.ts';
 import { type AuditSubject, recordAudit } from '../audit/index.ts';
 import type { DashboardSessions } from './dashboard-sessions.ts';
 import { normalEmail } from './members.ts';
@@ -74,9 +74,7 @@ async function limited(deps: SignInDeps, accountKey: string, address: string): P
 
 // ---- the pending step between the password and the code ----
 
-function signPending(deps: SignInDeps, body: string): string {
-  return createHmac('sha256', deps.secret).update(`sign-in-pending\0${body}`).digest('base64url');
-}
+const signPending = (deps: SignInDeps, body: string) => keyedMac(deps.secret, 'sign-in-pending', body);
 
 function makePending(deps: SignInDeps, userIds: readonly string[], accountKey: string): string {
   const body = `${userIds.join(',')}.${deps.clock.now().getTime() + PENDING_STEP_MS}.${Buffer.from(accountKey).toString('base64url')}`;
@@ -87,9 +85,7 @@ function readPending(deps: SignInDeps, pending: string): { userIds: string[]; ac
   const parts = pending.split('.');
   if (parts.length !== 4) return undefined;
   const body = parts.slice(0, 3).join('.');
-  const a = Buffer.from(signPending(deps, body));
-  const b = Buffer.from(parts[3] as string);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
+  if (!sameSecret(signPending(deps, body), parts[3] as string)) return undefined;
   if (Number(parts[1]) <= deps.clock.now().getTime()) return undefined;
   return { userIds: (parts[0] as string).split(','), accountKey: Buffer.from(parts[2] as string, 'base64url').toString() };
 }

@@ -101,9 +101,17 @@ function endpointChanges(before: WebhookEndpoint, after: WebhookEndpoint): Recor
 }
 
 /** A rotation names when the previous secret stops working, never a secret. */
-const rotationChanges = (after: WebhookEndpoint): Record<string, unknown> => ({
+const rotationChanges = (_before: WebhookEndpoint, after: WebhookEndpoint): Record<string, unknown> => ({
   previous_secret_expires_at: after.previousSecretExpiresAt?.toISOString() ?? null,
 });
+
+/** How a change is recorded in the audit log: its action and what it changed. */
+interface ChangeAudit {
+  action: 'webhook_endpoint.updated' | 'webhook_endpoint.secret_rotated';
+  changes: (before: WebhookEndpoint, after: WebhookEndpoint) => Record<string, unknown>;
+}
+const UPDATED: ChangeAudit = { action: 'webhook_endpoint.updated', changes: endpointChanges };
+const SECRET_ROTATED: ChangeAudit = { action: 'webhook_endpoint.secret_rotated', changes: rotationChanges };
 
 export async function createEndpoint(
   deps: WebhookDeps,
@@ -168,7 +176,7 @@ async function change(
   deps: WebhookDeps,
   tenant: Principal,
   id: string,
-  action: 'webhook_endpoint.updated' | 'webhook_endpoint.secret_rotated',
+  audit: ChangeAudit,
   apply: (current: WebhookEndpoint, now: Date) => WebhookEndpoint,
 ): Promise<Result<{ endpoint: WebhookEndpoint }>> {
   return deps.store.transaction(async (tx) => {
@@ -181,10 +189,10 @@ async function change(
       await cancelPendingDeliveriesOf(tx, { ...tenant, endpointId: id }, 'endpoint_disabled', now);
     }
     await recordAudit(tx, tenant, {
-      action,
+      action: audit.action,
       objectType: 'webhook_endpoint',
       objectId: id,
-      changes: action === 'webhook_endpoint.updated' ? endpointChanges(current, next) : rotationChanges(next),
+      changes: audit.changes(current, next),
       at: now,
     });
     return { ok: true as const, endpoint: next };
@@ -201,7 +209,7 @@ export async function updateEndpoint(
   const url = patch.url === undefined ? undefined : checkUrl(patch.url, tenant, deps.allowlist, issues);
   const enabledEvents = patch.enabledEvents === undefined ? undefined : checkEnabledEvents(patch.enabledEvents, issues);
   if (issues.length > 0) return invalid(issues);
-  return change(deps, tenant, id, 'webhook_endpoint.updated', (current) => {
+  return change(deps, tenant, id, UPDATED, (current) => {
     const status = patch.status ?? current.status;
     const reenabled = current.status === 'disabled' && status === 'enabled';
     return {
@@ -224,7 +232,7 @@ export async function rotateEndpointSecret(
   overlapMs: number,
 ): Promise<Result<{ endpoint: WebhookEndpoint; secret: string }>> {
   const secret = generateWebhookSecret();
-  const result = await change(deps, tenant, id, 'webhook_endpoint.secret_rotated', (current, now) => ({
+  const result = await change(deps, tenant, id, SECRET_ROTATED, (current, now) => ({
     ...current,
     ...rotated(current, deps.secretBox.seal(secret, endpointSecretContext(id)), now, overlapMs),
   }));

@@ -3,13 +3,13 @@ import {
   type CurrencyTotals,
   type DayAmount,
   type Overview,
-  PAYMENT_STATUSES,
   percentileBucket,
   type SuccessRate,
   TTP_BUCKETS,
   ttpBucket,
   durationText,
 } from '../../../modules/overview/index.ts';
+import { PAYMENT_STATUSES } from '../../../modules/payments/payment-states.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { barChart, basisPoints, countText, maxOf, meterChart, percentText } from '../charts/index.ts';
 import { type Frame, money, page, when } from '../dashboard-layout.ts';

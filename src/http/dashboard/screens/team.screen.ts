@@ -31,7 +31,7 @@ import {
   sessionRoute,
   signedIn,
 } from '../dashboard-plugin.ts';
-import { ROLES, type Role } from '../../../kernel/index.ts';
+import { type Principal, ROLES, type Role } from '../../../kernel/index.ts';
 
 type WithId = { Params: { id: string } };
 
@@ -86,33 +86,50 @@ export function registerTeamScreen(dashboard: FastifyInstance, deps: ScreenDeps)
     );
   });
 
-  dashboard.post<WithId>('/team/invitations/:id/revoke', sessionRoute('team.manage'), async (request, reply) => {
-    if (!isIdOf('invitation', request.params.id)) throw new DashboardError(404, 'No such pending invitation.');
-    const result = await revokeInvitation(deps, signedIn(request).principal, request.params.id);
-    if (!result.ok) return refused(request, reply, result);
-    return redirect(reply, '/dashboard/team?notice=invitation_revoked');
-  });
-
-  dashboard.post<WithId>('/team/members/:id/role', sessionRoute('team.manage'), async (request, reply) => {
-    if (!isIdOf('user', request.params.id)) throw new DashboardError(404, 'No such member.');
-    const result = await changeRole(deps, signedIn(request).principal, request.params.id, formOf(request)['role'] ?? '');
-    if (!result.ok) return refused(request, reply, result);
-    return redirect(reply, '/dashboard/team?notice=role_changed');
-  });
-
-  dashboard.post<WithId>('/team/members/:id/remove', sessionRoute('team.manage'), async (request, reply) => {
-    if (!isIdOf('user', request.params.id)) throw new DashboardError(404, 'No such member.');
-    const result = await removeMember(deps, signedIn(request).principal, request.params.id);
-    if (!result.ok) return refused(request, reply, result);
-    return redirect(reply, '/dashboard/team?notice=member_removed');
-  });
-
-  dashboard.post<WithId>('/team/members/:id/transfer', sessionRoute('team.transfer_ownership'), async (request, reply) => {
-    if (!isIdOf('user', request.params.id)) throw new DashboardError(404, 'No such member.');
-    const result = await transferOwnership(deps, signedIn(request).principal, request.params.id);
-    if (!result.ok) return refused(request, reply, result);
-    return redirect(reply, '/dashboard/team?notice=ownership_transferred');
-  });
+  // The actions on one invitation or member: each checks the id's shape, acts as the session's
+  // principal, and answers with the page and its refusal or a redirect with a notice.
+  const actions = [
+    {
+      path: '/team/invitations/:id/revoke',
+      permission: 'team.manage',
+      kind: 'invitation',
+      unknown: 'No such pending invitation.',
+      act: (by: Principal, id: string) => revokeInvitation(deps, by, id),
+      notice: 'invitation_revoked',
+    },
+    {
+      path: '/team/members/:id/role',
+      permission: 'team.manage',
+      kind: 'user',
+      unknown: 'No such member.',
+      act: (by: Principal, id: string, form: Record<string, string>) => changeRole(deps, by, id, form['role'] ?? ''),
+      notice: 'role_changed',
+    },
+    {
+      path: '/team/members/:id/remove',
+      permission: 'team.manage',
+      kind: 'user',
+      unknown: 'No such member.',
+      act: (by: Principal, id: string) => removeMember(deps, by, id),
+      notice: 'member_removed',
+    },
+    {
+      path: '/team/members/:id/transfer',
+      permission: 'team.transfer_ownership',
+      kind: 'user',
+      unknown: 'No such member.',
+      act: (by: Principal, id: string) => transferOwnership(deps, by, id),
+      notice: 'ownership_transferred',
+    },
+  ] as const;
+  for (const action of actions) {
+    dashboard.post<WithId>(action.path, sessionRoute(action.permission), async (request, reply) => {
+      if (!isIdOf(action.kind, request.params.id)) throw new DashboardError(404, action.unknown);
+      const result = await action.act(signedIn(request).principal, request.params.id, formOf(request));
+      if (!result.ok) return refused(request, reply, result);
+      return redirect(reply, `/dashboard/team?notice=${action.notice}`);
+    });
+  }
 }
 
 /** Whether this session may act on a member with role `role` (an admin may not touch an owner). */
