@@ -1,6 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { filesKilledByV8 } from './lib/v8-abort.ts';
 
 /**
  * Runs the test files under the given folders (default: test/unit, test/contract,
@@ -34,11 +35,38 @@ const store = process.env['TEST_STORE'] ?? 'embedded';
 const countsDir = join('test-output', 'contract', `run-${process.pid}`);
 rmSync(countsDir, { recursive: true, force: true });
 mkdirSync(countsDir, { recursive: true });
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...flags, ...files],
-  { stdio: 'inherit', env: { ...process.env, CONTRACT_COUNTS_DIR: countsDir } },
-);
+/**
+ * Runs node:test over `testFiles`, streaming its output through and keeping it for the summary.
+ */
+async function runNodeTest(testFiles: string[]): Promise<{ status: number; output: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...flags, ...testFiles],
+    { stdio: ['inherit', 'pipe', 'pipe'], env: { ...process.env, CONTRACT_COUNTS_DIR: countsDir } },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    output += chunk.toString();
+  });
+  const status = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+  return { status, output };
+}
+
+let result = await runNodeTest(files);
+if (result.status !== 0) {
+  const killed = filesKilledByV8(result.output);
+  if (killed !== null) {
+    console.log(
+      `\n# ${killed.length} test file(s) killed by a V8 abort (nodejs/node#64500), run once more: ${killed.join(', ')}`,
+    );
+    result = await runNodeTest(killed);
+  }
+}
 
 interface Counts {
   file: string;
@@ -64,4 +92,4 @@ console.log(
   `\n# contract (${store}): ${summary.validated} answers validated against /openapi.json, ${summary.undocumented} undocumented, ` +
     `${summary.operations} operations exercised (test-output/contract-${store}.json)`,
 );
-process.exit(summary.undocumented > 0 ? 1 : (result.status ?? 1));
+process.exit(summary.undocumented > 0 ? 1 : result.status);
