@@ -106,7 +106,19 @@ export interface DispatchResult {
   errors: number;
   ceilingRps: number;
   note: string;
+  /** With `kneeRates`: each stepped rate's figures, up to the first that missed p99 < 1 s or lost deliveries. */
+  steps?: DispatchStep[];
 }
+
+export interface DispatchStep {
+  offered: number;
+  rps: number;
+  p99Ms: number;
+  missing: number;
+}
+
+/** The knee: the highest offered rate whose deliveries all arrived with p99 under this. */
+export const KNEE_P99_MS = 1000;
 
 export async function runDispatch(
   store: BenchStore,
@@ -119,6 +131,12 @@ export async function runDispatch(
   offeredPerSecond?: number,
   /** The same load, unmeasured, before the window (its deliveries arrive before the window opens). */
   warmupSeconds = 0,
+  /**
+   * After the window: offered rates stepped up in this order, `seconds` each, stopping at the first
+   * that misses p99 < KNEE_P99_MS or loses a delivery (beyond the knee the backlog, and with it the
+   * latency, grows for as long as the load lasts).
+   */
+  kneeRates: readonly number[] = [],
 ): Promise<DispatchResult> {
   const receiver = await startWebhookReceiver();
   const worker = startWorkerIfNeeded(store.target, store.secret, BENCH_ENV);
@@ -133,39 +151,57 @@ export async function runDispatch(
     for (let i = 0; i < endpoints; i += 1) {
       await registerEndpoint(store.server.url, store.merchant.sandboxKey, receiver.url, `/hook/${i}`);
     }
-    const offer = async (runSeconds: number, tag: string) => {
+    const offer = async (runSeconds: number, tag: string, rate: number | undefined) => {
       const sinceMs = Date.now();
       const load = await runLoad({
         url: store.server.url,
         connections,
         seconds: runSeconds,
         requests: createRequests(store.merchant.sandboxKey, tag, [], 0),
-        ...(offeredPerSecond === undefined ? {} : { rate: Math.ceil(offeredPerSecond / endpoints) }),
+        ...(rate === undefined ? {} : { rate: Math.ceil(rate / endpoints) }),
       });
-      return { sinceMs, load, arrived: await awaitArrivals(receiver, sinceMs, load, endpoints, drainSeconds) };
+      const arrived = await awaitArrivals(receiver, sinceMs, load, endpoints, drainSeconds);
+      const latencies = new LatencyRecorder();
+      for (const d of arrived.list) latencies.record(d.receivedMs - d.createdMs);
+      const lastMs = Math.max(sinceMs + 1, ...arrived.list.map((d) => d.receivedMs));
+      const unique = arrived.unique();
+      return {
+        sinceMs,
+        load,
+        unique,
+        expected: arrived.expected(),
+        duplicates: arrived.list.length - unique,
+        rps: unique / ((lastMs - sinceMs) / 1000),
+        ...latencies.summary(),
+      };
     };
     // As every other scenario has: the same load first, unmeasured, so that the window does not
     // measure the dispatch path's first seconds (cold code, a queue table with no statistics yet).
     // Its deliveries arrive before the window opens.
-    if (warmupSeconds > 0) await offer(warmupSeconds, `dispatch-warm-${Date.now()}`);
-    const { sinceMs: loadStartMs, load, arrived } = await offer(seconds, `dispatch-${Date.now()}`);
-    const delivered = arrived.list;
-    const expected = arrived.expected();
-    const unique = arrived.unique();
-    const latencies = new LatencyRecorder();
-    for (const d of delivered) latencies.record(d.receivedMs - d.createdMs);
-    const stages = store.target.kind === 'postgres' ? await stageLatencies(store.target.url, loadStartMs) : '';
-    const lastMs = Math.max(loadStartMs + 1, ...delivered.map((d) => d.receivedMs));
-    const summary = latencies.summary();
+    if (warmupSeconds > 0) await offer(warmupSeconds, `dispatch-warm-${Date.now()}`, offeredPerSecond);
+    const w = await offer(seconds, `dispatch-${Date.now()}`, offeredPerSecond);
+    const stages = store.target.kind === 'postgres' ? await stageLatencies(store.target.url, w.sinceMs) : '';
+    const steps: DispatchStep[] = [];
+    for (const rate of kneeRates) {
+      const s = await offer(seconds, `dispatch-knee-${rate}-${Date.now()}`, rate);
+      steps.push({
+        offered: rate,
+        rps: Math.round(s.rps),
+        p99Ms: Math.round(s.p99),
+        missing: Math.max(0, s.expected - s.unique),
+      });
+      if (!(s.p99 < KNEE_P99_MS) || s.expected > s.unique) break;
+    }
     return {
-      rps: unique / ((lastMs - loadStartMs) / 1000),
-      p50Ms: summary.p50,
-      p99Ms: summary.p99,
-      errors: Math.max(0, expected - unique),
+      rps: w.rps,
+      p50Ms: w.p50,
+      p99Ms: w.p99,
+      errors: Math.max(0, w.expected - w.unique),
       ceilingRps: ceiling.rps,
+      ...(kneeRates.length === 0 ? {} : { steps }),
       note:
-        `${unique} of ${expected} deliveries (${endpoints} endpoints × ${expected / endpoints} events; creates answered ${JSON.stringify(load.statusCounts)}) arrived ` +
-        `(${delivered.length - unique} duplicates); ${offeredPerSecond === undefined ? `offered: the create rate × ${endpoints}` : `offered ${offeredPerSecond}/s (${Math.ceil(offeredPerSecond / endpoints)} creates/s × ${endpoints})`}${stages}`,
+        `${w.unique} of ${w.expected} deliveries (${endpoints} endpoints × ${w.expected / endpoints} events; creates answered ${JSON.stringify(w.load.statusCounts)}) arrived ` +
+        `(${w.duplicates} duplicates); ${offeredPerSecond === undefined ? `offered: the create rate × ${endpoints}` : `offered ${offeredPerSecond}/s (${Math.ceil(offeredPerSecond / endpoints)} creates/s × ${endpoints})`}${stages}`,
     };
   } finally {
     worker?.kill('SIGTERM');

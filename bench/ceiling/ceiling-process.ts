@@ -11,6 +11,7 @@ import { findPayment } from '../../src/modules/payments/payment-repo.ts';
 import { paymentView } from '../../src/modules/payments/payment-view.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { LatencyRecorder } from '../lib/stats.ts';
+import { listenProviderEcho, providerRoundTrip } from './provider-echo.ts';
 import { checkoutWritesContext, writeOneCheckout } from './checkout-writes.ts';
 import { type CreateWritesContext, sampleInstructions, type WrittenCreate, writeOneCreate } from './create-writes.ts';
 import type { Principal } from '../../src/kernel/index.ts';
@@ -21,7 +22,10 @@ import type { Principal } from '../../src/kernel/index.ts';
  * environment variables, same Store implementation, same pool settings, migrated the same way).
  * Driven over IPC by bench/run.ts:
  *
- *   {type: 'db'}    → runs the create writes (create-writes.ts; kind `checkout`: the checkout
+ *   {type: 'db'}    → runs the create writes (create-writes.ts; with `provider`, each with the
+ *                     least a provider round trip costs, provider-echo.ts: to CEILING_PROVIDER_URL,
+ *                     a bare route in a process of its own, or else to one served here; kind
+ *                     `checkout`: the checkout
  *                     create without HTTP, checkout-writes.ts) from `concurrency` workers for
  *                     `seconds`, no HTTP, and answers ops/s with p50/p99 per create;
  *   {type: 'serve'} → listens on loopback with the bare routes below and answers their URL:
@@ -29,13 +33,22 @@ import type { Principal } from '../../src/kernel/index.ts';
  *     GET  /ceiling/payment/:id   one primary-key select + the payment view (the GET ceiling)
  *     POST /ceiling/replay        JSON body parse + one primary-key select of the idempotency key
  *                                 + the stored bytes (the replay ceiling)
- *     POST /ceiling/create        the create writes behind a bare route (with GET: the mixed ceiling)
+ *     POST /ceiling/create        the create writes and the provider round trip behind a bare route
+ *                                 (with GET: the mixed ceiling)
  * The Fastify instance uses the same version and the options of src/app.ts that matter per request
  * (logger at the server's level with request logging off, request ids, body limit, the same JSON
  * body parser, JSON.stringify serialiser).
  */
 type Command =
-  | { type: 'db'; kind: 'create' | 'checkout'; seconds: number; concurrency: number; warmupSeconds: number }
+  | {
+      type: 'db';
+      kind: 'create' | 'checkout';
+      seconds: number;
+      concurrency: number;
+      warmupSeconds: number;
+      /** Creates include the least a provider round trip costs (provider-echo.ts). */
+      provider?: boolean;
+    }
   | { type: 'serve' }
   | { type: 'stop' };
 
@@ -63,9 +76,19 @@ const SAMPLE_SIZE = 500;
 const written: WrittenCreate[] = [];
 let seq = 0;
 
+/** Where the create ceiling's provider round trip goes (provider-echo.ts). */
+const providerUrl = process.env['CEILING_PROVIDER_URL'] ?? (await listenProviderEcho()).url;
+const withProvider: CreateWritesContext = { ...ctx, providerCall: (n) => providerRoundTrip(providerUrl, n) };
+
 const checkoutCtx = await checkoutWritesContext({ store, connectors: runtime.connectors, log, principal });
 
-async function runWrites(kind: 'create' | 'checkout', seconds: number, concurrency: number, record: LatencyRecorder | undefined) {
+async function runWrites(
+  kind: 'create' | 'checkout',
+  seconds: number,
+  concurrency: number,
+  record: LatencyRecorder | undefined,
+  provider: boolean,
+) {
   const deadline = performance.now() + seconds * 1000;
   let ops = 0;
   let errors = 0;
@@ -77,7 +100,7 @@ async function runWrites(kind: 'create' | 'checkout', seconds: number, concurren
         if (kind === 'checkout') {
           await writeOneCheckout(checkoutCtx, (seq += 1));
         } else {
-          const w = await writeOneCreate(ctx, (seq += 1));
+          const w = await writeOneCreate(provider ? withProvider : ctx, (seq += 1));
           if (written.length < SAMPLE_SIZE) written.push(w);
         }
         record?.record(performance.now() - started);
@@ -118,7 +141,7 @@ async function serve(): Promise<string> {
     return paymentView(payment, ctx.publicBaseUrl);
   });
   app.post('/ceiling/create', async (_request, reply) => {
-    const w = await writeOneCreate(ctx, (seq += 1));
+    const w = await writeOneCreate(withProvider, (seq += 1));
     return sendRawJson(reply, 201, w.body);
   });
   app.post('/ceiling/replay', async (request, reply) => {
@@ -138,9 +161,12 @@ process.on('message', (message: Command) => {
   void (async () => {
     try {
       if (message.type === 'db') {
-        if (message.warmupSeconds > 0) await runWrites(message.kind, message.warmupSeconds, message.concurrency, undefined);
+        const provider = message.provider === true;
+        if (message.warmupSeconds > 0) {
+          await runWrites(message.kind, message.warmupSeconds, message.concurrency, undefined, provider);
+        }
         const latencies = new LatencyRecorder();
-        const result = await runWrites(message.kind, message.seconds, message.concurrency, latencies);
+        const result = await runWrites(message.kind, message.seconds, message.concurrency, latencies, provider);
         send({ type: 'db', ...result, ...latencies.summary() });
       } else if (message.type === 'serve') {
         const url = await serve();

@@ -22,9 +22,11 @@ import { newPayment } from '../../src/modules/payments/new-payment.ts';
  *
  * (each one statement with data-modifying CTEs, exactly as the product sends them)
  *
- * No HTTP, no routing, no validation, no provider call, none of the reads the service makes
- * around them: the fastest this store can record a create, so the create scenario is judged as a
- * ratio of it. Because the writes are shared code, the ceiling cannot drift from the product.
+ * Between them, when the context has one, the least a provider call costs here (provider-echo.ts):
+ * a create cannot be answered without the provider's instructions, so the ceiling includes the
+ * cheapest possible round trip (a bare loopback route, the connectors' own transport).
+ * No HTTP in, no routing, no validation, none of the reads the service makes around them: the
+ * fastest this store can record a create, so the create scenario is judged as a ratio of it. Because the writes are shared code, the ceiling cannot drift from the product.
  */
 const LEASE_MS = 60_000;
 const TTL_MS = 24 * 3_600_000;
@@ -34,6 +36,11 @@ export interface CreateWritesContext {
   principal: Principal;
   publicBaseUrl: string;
   instructions: Instructions;
+  /**
+   * The least a provider round trip costs on this machine (provider-echo.ts), made between the two
+   * transactions as createPayment makes its provider call. Absent: the database work alone.
+   */
+  providerCall?: (seq: number) => Promise<void>;
 }
 
 export interface WrittenCreate {
@@ -112,6 +119,7 @@ export async function writeOneCreate(ctx: CreateWritesContext, seq: number): Pro
     },
   });
 
+  await ctx.providerCall?.(seq);
   const later = new Date();
   const pending: Payment = {
     ...processing,

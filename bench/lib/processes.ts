@@ -1,4 +1,4 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import {
   createMerchant,
@@ -38,17 +38,23 @@ export interface BenchStore {
   secret: string;
   /** The sandbox providers' own process, when they run apart from the server. */
   providers?: { pid: number; url: string };
+  /** The create ceiling's bare provider route in a process of its own (with separate providers). */
+  providerEcho?: { pid: number; url: string };
   cleanup(): Promise<void>;
 }
 
 /** Environment shared by the server under test and the ceiling process (production defaults). */
 export const BENCH_ENV = { LOG_LEVEL: 'info', WEBHOOK_ALLOWLIST: '127.0.0.1' };
 
-export async function startCeiling(target: StoreTarget, secret: string): Promise<CeilingProcess> {
+export async function startCeiling(
+  target: StoreTarget,
+  secret: string,
+  env: Record<string, string> = {},
+): Promise<CeilingProcess> {
   const child = fork(join(REPO_ROOT, 'bench/ceiling/ceiling-process.ts'), [], {
     cwd: REPO_ROOT,
     execArgv: ['--import', 'tsx'],
-    env: serverEnv(target, secret, BENCH_ENV),
+    env: serverEnv(target, secret, { ...BENCH_ENV, ...env }),
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let output = '';
@@ -95,6 +101,46 @@ export async function startCeiling(target: StoreTarget, secret: string): Promise
 }
 
 /**
+ * The create ceiling's bare provider route (bench/ceiling/provider-echo.ts) as a process of its
+ * own, as the sandbox providers are on PostgreSQL.
+ */
+export async function startProviderEcho(): Promise<{ pid: number; url: string; close(): void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ceiling/provider-echo.ts'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`provider echo did not start:\n${out}`));
+    }, 30_000);
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`provider echo exited:\n${out}`));
+    });
+  });
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return {
+    pid: child.pid ?? 0,
+    url,
+    close: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/**
  * After a write-heavy window, before a window that is compared with another: flush and tidy the
  * PostgreSQL database so the next window is not measured in the wake of the last one (a checkpoint
  * and autovacuum after tens of thousands of writes slowed the read window that followed by up to
@@ -135,6 +181,8 @@ export async function setupStore(
   };
   try {
     let providers: { pid: number; url: string } | undefined;
+    let providerEcho: { pid: number; url: string } | undefined;
+    const ceilingEnv: Record<string, string> = {};
     const env: Record<string, string> = { ...BENCH_ENV, ...options.serverEnv };
     if (options.separateProviders === true) {
       // Apart from the server, so that its memory (and CPU) is Tributary's alone: a simulated
@@ -144,6 +192,10 @@ export async function setupStore(
       providers = { pid: p.pid, url: p.url };
       env['SANDBOX_PROVIDER_URL'] = p.url;
       env['SANDBOX_PROVIDER_SECRET'] = secret;
+      const echo = await startProviderEcho();
+      cleanups.push(() => echo.close());
+      providerEcho = { pid: echo.pid, url: echo.url };
+      ceilingEnv['CEILING_PROVIDER_URL'] = echo.url;
     }
     const [merchantAndServer, ceiling] = await Promise.all([
       (async () => {
@@ -154,7 +206,7 @@ export async function setupStore(
         });
         return { merchant, server };
       })(),
-      startCeiling(ceilingTarget, secret).then((c) => {
+      startCeiling(ceilingTarget, secret, ceilingEnv).then((c) => {
         cleanups.push(() => c.stop());
         return c;
       }),
@@ -167,6 +219,7 @@ export async function setupStore(
       ceilingTarget,
       secret,
       ...(providers === undefined ? {} : { providers }),
+      ...(providerEcho === undefined ? {} : { providerEcho }),
       cleanup,
     };
   } catch (error) {

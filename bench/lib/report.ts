@@ -18,7 +18,16 @@ export interface Row {
   target?: string;
   target_met?: boolean;
   note?: string;
+  /** Open-loop rows: the rate offered (evenly paced); rps is what was answered. */
+  offered_rps?: number;
+  /** CPU milliseconds per operation by process group during the window (bench/lib/cpu.ts). */
+  cpu_ms_per_op?: Record<string, number>;
+  /** The scenario did more than its ceiling by more than noise (NOISE_RATIO): the ceiling is not one. */
+  ceiling_exceeded?: boolean;
 }
+
+/** A scenario above its ceiling by more than this is reported as exceeding it (run-to-run noise). */
+export const NOISE_RATIO = 1.1;
 
 export interface Skipped {
   name: string;
@@ -43,6 +52,7 @@ export function row(
     errors: m.errors,
     ceiling_rps: ceilingRps === null ? null : round(ceilingRps, 1),
     ratio: ceilingRps === null || ceilingRps <= 0 ? null : round(m.rps / ceilingRps, 3),
+    ...(ceilingRps !== null && ceilingRps > 0 && m.rps / ceilingRps > NOISE_RATIO ? { ceiling_exceeded: true } : {}),
   };
 }
 
@@ -77,6 +87,16 @@ export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): v
     );
   }
   for (const s of skipped) console.log(`${s.name.padEnd(20)} ${s.store.padEnd(9)} skipped: ${s.reason}`);
+  for (const r of rows) {
+    if (r.ceiling_exceeded === true) {
+      console.log(`! ${r.name} (${r.store}) exceeds its ceiling by more than noise (ratio ${r.ratio}): that ceiling is not one`);
+    }
+  }
+  for (const r of rows) {
+    if (r.cpu_ms_per_op === undefined) continue;
+    const parts = Object.entries(r.cpu_ms_per_op).map(([name, ms]) => `${name} ${ms}`);
+    console.log(`cpu ms per operation, ${r.name} (${r.store}): ${parts.join(', ')}`);
+  }
 }
 
 /** Writes a result file formatted as the repository's prettier check expects. */
