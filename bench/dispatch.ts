@@ -119,6 +119,8 @@ export interface DispatchStep {
 
 /** The knee: the highest offered rate whose deliveries all arrived with p99 under this. */
 export const KNEE_P99_MS = 1000;
+/** Each step of the knee lasts at most this long (a step past the knee then drains in bounded time). */
+const KNEE_STEP_SECONDS = 10;
 
 export async function runDispatch(
   store: BenchStore,
@@ -132,7 +134,8 @@ export async function runDispatch(
   /** The same load, unmeasured, before the window (its deliveries arrive before the window opens). */
   warmupSeconds = 0,
   /**
-   * After the window: offered rates stepped up in this order, `seconds` each, stopping at the first
+   * After the window: offered rates stepped up in this order, `seconds` each (at most
+   * KNEE_STEP_SECONDS), stopping at the first
    * that misses p99 < KNEE_P99_MS or loses a delivery (beyond the knee the backlog, and with it the
    * latency, grows for as long as the load lasts).
    */
@@ -183,7 +186,7 @@ export async function runDispatch(
     const stages = store.target.kind === 'postgres' ? await stageLatencies(store.target.url, w.sinceMs) : '';
     const steps: DispatchStep[] = [];
     for (const rate of kneeRates) {
-      const s = await offer(seconds, `dispatch-knee-${rate}-${Date.now()}`, rate);
+      const s = await offer(Math.min(seconds, KNEE_STEP_SECONDS), `dispatch-knee-${rate}-${Date.now()}`, rate);
       steps.push({
         offered: rate,
         rps: Math.round(s.rps),

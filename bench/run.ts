@@ -132,7 +132,7 @@ const KNEE_RATES = [500, 750, 1000, 1250, 1500, 2000, 2400];
 async function measureDispatch(store: BenchStore, rows: Row[]): Promise<void> {
   const rate = Number(values[store.kind === 'embedded' ? 'embedded-dispatch-rate' : 'dispatch-rate']);
   // The knee only in a full run: each step is a window and its drain, too long for --quick's budget.
-  const kneeRates = store.kind === 'embedded' && !values.quick && !values['dispatch-only'] ? KNEE_RATES : [];
+  const kneeRates = store.kind === 'embedded' && !values.quick ? KNEE_RATES : [];
   progress(`${store.kind}: webhook dispatch (${endpoints} endpoints${kneeRates.length > 0 ? ', then the knee' : ''})`);
   // --quick bounds the wait for the backlog (its budget is 60 s); a full run waits up to 60 s more
   // (it stops as soon as everything arrived): since the embedded store's database has its own

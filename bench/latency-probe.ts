@@ -1,0 +1,121 @@
+import http from 'node:http';
+import { parseArgs } from 'node:util';
+import { runLoad } from './lib/load.ts';
+import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
+import { auth, type CreatedSample, createRequests, getRequests } from './scenarios.ts';
+
+/**
+ * A development aid (not a scenario of `npm run bench`): offers creates at a stated rate, evenly
+ * paced, to a fresh server and prints when the slowest answers were due, so that a tail can be
+ * matched with what the server was doing then (a job's period, a checkpoint, a collection).
+ *   node --import tsx bench/latency-probe.ts --store postgres --rate 300 --seconds 20
+ */
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'postgres' },
+    rate: { type: 'string', default: '300' },
+    seconds: { type: 'string', default: '20' },
+    env: { type: 'string', multiple: true, default: [] },
+    'node-arg': { type: 'string', multiple: true, default: [] },
+    scenario: { type: 'string', default: 'create' },
+  },
+});
+const env = Object.fromEntries(values.env.map((kv) => kv.split('=', 2) as [string, string]));
+const store = await setupStore(values.store as StoreKind, values['node-arg'], {
+  separateProviders: values.store === 'postgres',
+  serverEnv: env,
+});
+try {
+  const sample: CreatedSample[] = [];
+  const creates = createRequests(store.merchant.sandboxKey, `probe-${Date.now()}`, sample);
+  await runLoad({ url: store.server.url, connections: 32, seconds: 5, requests: creates, rate: Number(values.rate) });
+  await settleAfterWrites(store.target);
+  const requests =
+    values.scenario === 'get'
+      ? getRequests(
+          auth(store.merchant.sandboxKey),
+          sample.map((c) => c.id),
+        )
+      : creates;
+  if (values.scenario === 'get')
+    await runLoad({ url: store.server.url, connections: 32, seconds: 3, requests, rate: Number(values.rate) });
+  const base = new URL(store.server.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const rate = Number(values.rate);
+  const seconds = Number(values.seconds);
+  let n = 0;
+  const samples: { due: number; ms: number }[] = [];
+  const start = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; start + (i * 1000) / rate < start + seconds * 1000; i += 1) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const context: Record<string, unknown> = {};
+    const spec = requests[n++ % requests.length]!;
+    const req = (spec.setupRequest?.({ ...spec } as never, context) ?? spec) as unknown as {
+      method: string;
+      path: string;
+      headers: Record<string, string>;
+      body?: string;
+    };
+    const length = req.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(req.body)) };
+    pending.push(
+      new Promise<void>((resolve) => {
+        const r = http.request(
+          {
+            host: base.hostname,
+            port: base.port,
+            method: req.method ?? spec.method,
+            path: req.path ?? spec.path,
+            agent,
+            headers: { ...req.headers, ...length },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              samples.push({ due: due - start, ms: performance.now() - due });
+              resolve();
+            });
+          },
+        );
+        r.on('error', () => resolve());
+        r.end(req.body);
+      }),
+    );
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  const sorted = [...samples].sort((a, b) => a.ms - b.ms);
+  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]?.ms.toFixed(1);
+  const metrics = await (await fetch(`${store.server.url}/metrics`)).text();
+  console.log(
+    metrics
+      .split('\n')
+      .filter((l) => /^nodejs_eventloop_lag_(max|p99|p50)_seconds/.test(l))
+      .join('; '),
+  );
+  console.log(`server output ${store.server.output().length} bytes`);
+  console.log(
+    `${samples.length} ${values.scenario} at ${rate}/s: p50 ${q(0.5)} p90 ${q(0.9)} p99 ${q(0.99)} max ${q(0.9999)} ms`,
+  );
+  const slow = samples.filter((s) => s.ms > Number(q(0.99))).sort((a, b) => a.due - b.due);
+  if (values['node-arg'].includes('--trace-gc')) {
+    const pauses = store.server
+      .output()
+      .split('\n')
+      .filter((l) => /Mark-Compact|Scavenge/.test(l))
+      .map((l) => /(Mark-Compact|Scavenge)[^\n]*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ ([\d.]+) ms/.exec(l))
+      .filter((m) => m !== null && Number(m[2]) >= 5);
+    console.log(
+      `server GC pauses >= 5 ms: ${pauses.length}`,
+      pauses
+        .slice(-20)
+        .map((m) => `${m![1]} ${m![2]}`)
+        .join('; '),
+    );
+  }
+  console.log('slowest 1 % (due at s: ms):', slow.map((s) => `${(s.due / 1000).toFixed(2)}:${s.ms.toFixed(0)}`).join(' '));
+} finally {
+  await store.cleanup();
+}
