@@ -94,12 +94,9 @@ function progress(message: string): void {
 
 /** The targets of issue 6, checked on the rows they are about. */
 function judge(r: Row): Row {
-  if (r.name === 'create' && r.ratio !== null && r.p99_ms !== null) {
-    if (r.store === 'postgres') {
-      return { ...r, target: '>= 0.6 of DB ceiling, p99 <= 50 ms', target_met: r.ratio >= 0.6 && r.p99_ms <= 50 };
-    }
-    return { ...r, target: '>= 0.6 of DB ceiling', target_met: r.ratio >= 0.6 };
-  }
+  // The create's latency target moved to create_paced (issue 27): at saturation a p99 says only how
+  // long the queue was.
+  if (r.name === 'create' && r.ratio !== null) return { ...r, target: '>= 0.6 of its ceiling', target_met: r.ratio >= 0.6 };
   if (r.name === 'get' && r.ratio !== null) return { ...r, target: '>= 0.6 of GET ceiling', target_met: r.ratio >= 0.6 };
   // Issue 27: latency at a stated rate (half the ceiling, evenly paced), not at saturation.
   if (r.name === 'create_paced' && r.p99_ms !== null) {
