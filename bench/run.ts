@@ -29,6 +29,7 @@ import {
 import { runScaling } from './scaling.ts';
 import { runSoak } from './soak.ts';
 import { runOverviewBench } from './overview.ts';
+import { runHistoryBench } from './history.ts';
 import { startOtlpSink } from './lib/otlp-sink.ts';
 
 /**
@@ -47,6 +48,12 @@ import { startOtlpSink } from './lib/otlp-sink.ts';
  *                                  on PostgreSQL (bench/overview.ts, docs/overview.md): COPY preload,
  *                                  the refresh timed, GET /dashboard p50/p95/p99 (target p95 < 500 ms);
  *                                  --overview-payments N, --overview-days N, --overview-requests N
+ *   npm run bench -- --history     cost as history grows, on PostgreSQL (bench/history.ts): an empty store
+ *                                  and one preloaded by COPY with 10,000,000 payments of 1,000 merchants
+ *                                  and 10,000,000 delivered webhooks, measured in the same run (create and
+ *                                  get against their ceilings, the filtered list's p95, the webhook claim's
+ *                                  plan); --history-payments N, --history-merchants N,
+ *                                  --history-deliveries N; --seconds N sets its windows (default 20)
  * Options: --store embedded|postgres (default both), --seconds N, --connections N (default 32),
  *          --soak-seconds N, --endpoints N (webhook endpoints of the dispatch scenario, default 16),
  *          --dispatch-rate N (deliveries/s the dispatch scenario offers PostgreSQL, default 2400: creates
@@ -78,6 +85,10 @@ const { values } = parseArgs({
     'overview-payments': { type: 'string', default: '1000000' },
     'overview-days': { type: 'string', default: '120' },
     'overview-requests': { type: 'string', default: '500' },
+    history: { type: 'boolean', default: false },
+    'history-payments': { type: 'string', default: '10000000' },
+    'history-merchants': { type: 'string', default: '1000' },
+    'history-deliveries': { type: 'string', default: '10000000' },
     scenario: { type: 'string' },
     store: { type: 'string' },
     seconds: { type: 'string' },
@@ -353,6 +364,15 @@ if (values.overview) {
     payments: Number(values['overview-payments']),
     days: Number(values['overview-days']),
     requests: Number(values['overview-requests']),
+    progress,
+  });
+} else if (values.history) {
+  await runHistoryBench({
+    payments: Number(values['history-payments']),
+    merchants: Number(values['history-merchants']),
+    deliveries: Number(values['history-deliveries']),
+    seconds: windowSeconds,
+    connections,
     progress,
   });
 } else if (values.scaling) {
