@@ -663,7 +663,11 @@ export async function runHistoryBench(o: HistoryBenchOptions): Promise<void> {
         connections: w.connections,
       },
       preload: loadedPreload,
-      sizes: { postgres_empty: emptySizes, [label]: loadedSizes },
+      sizes: {
+        note: 'postgres_empty after its measured windows; the preloaded database after the preload, before its windows',
+        postgres_empty: emptySizes,
+        [label]: loadedSizes,
+      },
       scenarios: rows,
       plans: {
         runs: PLAN_RUNS,
