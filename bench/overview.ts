@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openPostgresStore } from '../src/db/postgres-store.ts';
@@ -13,6 +12,19 @@ import {
   startServer,
   type StoreTarget,
 } from '../test/reliability/harness/processes.ts';
+import {
+  ATTEMPT_COLUMNS,
+  attemptLines,
+  copyInto,
+  DAY_MS,
+  EVENT_COLUMNS,
+  eventLines,
+  iso,
+  PAYMENT_COLUMNS,
+  paymentLines,
+  paymentOf,
+  type Spread,
+} from './lib/copy.ts';
 import { machine, writeJson } from './lib/report.ts';
 import { quantile, round } from './lib/stats.ts';
 
@@ -35,128 +47,30 @@ export interface OverviewBenchOptions {
 }
 
 const TARGET_P95_MS = 500;
-const DAY_MS = 86_400_000;
-const CONNECTORS = [
-  ['bank', 'sandbox_bank'],
-  ['ewallet', 'sandbox_ewallet'],
-  ['counter', 'sandbox_counter'],
-] as const;
 
-/** Streams `lines()` into `COPY <table> (<columns>) FROM STDIN` through psql. */
-async function copyInto(url: string, table: string, columns: string, lines: () => Generator<string>): Promise<void> {
-  const child = spawn('psql', [url, '-v', 'ON_ERROR_STOP=1', '-q', '-c', `COPY ${table} (${columns}) FROM STDIN`], {
-    stdio: ['pipe', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  let chunk: string[] = [];
-  for (const line of lines()) {
-    chunk.push(line);
-    if (chunk.length === 2000) {
-      // Respect back-pressure: a generated stream must not fill memory ahead of the database.
-      if (!child.stdin.write(chunk.join(''))) await new Promise((r) => child.stdin.once('drain', r));
-      chunk = [];
-    }
-  }
-  child.stdin.end(chunk.join(''));
-  const code = await exited;
-  if (code !== 0) throw new Error(`COPY ${table} failed (${String(code)}): ${stderr}`);
+/** Overview's ids: one merchant, numbered rows (`pay_bench7`, `evt_bench7a` …). */
+function spread(merchantId: string, from: number, to: number, startMs: number, spanMs: number): Spread {
+  const prefixes = { payment: 'pay', attempt: 'att', event: 'evt' } as const;
+  return {
+    from,
+    to,
+    startMs,
+    spanMs,
+    merchantOf: () => merchantId,
+    idOf: (kind, n, _ms, slot) => `${prefixes[kind]}_bench${n}${kind === 'event' ? (slot === 0 ? 'a' : 'b') : ''}`,
+  };
 }
-
-/** A deterministic spread of outcomes, channels, amounts and times to pay per payment number. */
-interface Spread {
-  from: number;
-  to: number;
-  startMs: number;
-  spanMs: number;
-}
-
-function paymentOf(n: number, merchantId: string, r: Spread) {
-  // Evenly over [startMs, startMs + spanMs): payment n of [from, to).
-  const createdMs = r.startMs + Math.floor(((n - r.from) * r.spanMs) / Math.max(1, r.to - r.from));
-  const [channel, connector] = CONNECTORS[n % 3] as (typeof CONNECTORS)[number];
-  const roll = (n * 7919) % 100;
-  const status = roll < 72 ? 'succeeded' : roll < 80 ? 'failed' : roll < 95 ? 'expired' : 'canceled';
-  const amountMinor = BigInt(10_000 + ((n * 104_729) % 500) * 1_000) * 100n;
-  const payMs = status === 'succeeded' ? 5_000 + ((n * 31) % 7200) * 1_000 : 0;
-  return { id: `pay_bench${n}`, attempt: `att_bench${n}`, merchantId, createdMs, channel, connector, status, amountMinor, payMs };
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-function* paymentLines(r: Spread, merchantId: string): Generator<string> {
-  for (let n = r.from; n < r.to; n += 1) {
-    const p = paymentOf(n, merchantId, r);
-    const paid = p.status === 'succeeded';
-    const closedMs = paid ? p.createdMs + p.payMs : p.createdMs + DAY_MS;
-    yield (
-      [
-        p.id,
-        merchantId,
-        'sandbox',
-        p.status,
-        p.amountMinor,
-        'IDR',
-        `bench-${n}`,
-        'auto',
-        p.channel,
-        '2026-11-01',
-        2,
-        iso(p.createdMs + DAY_MS),
-        iso(p.createdMs),
-        iso(closedMs),
-        paid ? iso(p.createdMs + p.payMs) : '\\N',
-        iso(closedMs),
-        paid ? p.amountMinor : 0n,
-      ].join('\t') + '\n'
-    );
-  }
-}
-const PAYMENT_COLUMNS =
-  'id, merchant_id, environment, status, amount_minor, currency, reference_no, channel_requested, channel, api_version, version, expires_at, created_at, updated_at, succeeded_at, closed_at, amount_paid_minor';
-
-function* attemptLines(r: Spread, merchantId: string): Generator<string> {
-  for (let n = r.from; n < r.to; n += 1) {
-    const p = paymentOf(n, merchantId, r);
-    yield (
-      [p.attempt, p.id, merchantId, 'sandbox', 1, p.connector, p.channel, p.status, iso(p.createdMs), iso(p.createdMs)].join(
-        '\t',
-      ) + '\n'
-    );
-  }
-}
-const ATTEMPT_COLUMNS = 'id, payment_id, merchant_id, environment, seq, connector, channel, status, created_at, updated_at';
-
-function* eventLines(r: Spread, merchantId: string): Generator<string> {
-  for (let n = r.from; n < r.to; n += 1) {
-    const p = paymentOf(n, merchantId, r);
-    const endMs = p.status === 'succeeded' ? p.createdMs + p.payMs : p.createdMs + DAY_MS;
-    yield (
-      [`evt_bench${n}a`, merchantId, 'sandbox', 'payment.pending', 'payment', p.id, 1, '2026-11-01', '{}', iso(p.createdMs)].join(
-        '\t',
-      ) + '\n'
-    );
-    yield (
-      [`evt_bench${n}b`, merchantId, 'sandbox', `payment.${p.status}`, 'payment', p.id, 2, '2026-11-01', '{}', iso(endMs)].join(
-        '\t',
-      ) + '\n'
-    );
-  }
-}
-const EVENT_COLUMNS =
-  'id, merchant_id, environment, type, object_type, object_id, object_version, api_version, payload, created_at';
 
 /** Every 50th paid payment is refunded in full a day after it was paid (2 % of them). */
-function* refundLines(r: Spread, merchantId: string): Generator<string> {
+function* refundLines(r: Spread): Generator<string> {
   for (let n = r.from; n < r.to; n += 1) {
-    const p = paymentOf(n, merchantId, r);
+    const p = paymentOf(n, r);
     if (p.status !== 'succeeded' || n % 50 !== 0) continue;
     const at = p.createdMs + p.payMs + DAY_MS / 2;
     yield (
       [
         `ref_bench${n}`,
-        merchantId,
+        p.merchantId,
         'sandbox',
         p.id,
         p.attempt,
@@ -176,11 +90,11 @@ function* refundLines(r: Spread, merchantId: string): Generator<string> {
 const REFUND_COLUMNS =
   'id, merchant_id, environment, payment_id, attempt_id, connector, amount_minor, currency, status, held_from, version, created_at, updated_at, completed_at';
 
-async function preload(url: string, merchantId: string, r: Spread): Promise<void> {
-  await copyInto(url, 'payments', PAYMENT_COLUMNS, () => paymentLines(r, merchantId));
-  await copyInto(url, 'payment_attempts', ATTEMPT_COLUMNS, () => attemptLines(r, merchantId));
-  await copyInto(url, 'events', EVENT_COLUMNS, () => eventLines(r, merchantId));
-  await copyInto(url, 'refunds', REFUND_COLUMNS, () => refundLines(r, merchantId));
+async function preload(url: string, r: Spread): Promise<void> {
+  await copyInto(url, 'payments', PAYMENT_COLUMNS, () => paymentLines(r));
+  await copyInto(url, 'payment_attempts', ATTEMPT_COLUMNS, () => attemptLines(r));
+  await copyInto(url, 'events', EVENT_COLUMNS, () => eventLines(r));
+  await copyInto(url, 'refunds', REFUND_COLUMNS, () => refundLines(r));
 }
 
 async function signIn(base: string, key: string): Promise<string> {
@@ -216,7 +130,7 @@ export async function runOverviewBench(o: OverviewBenchOptions): Promise<void> {
     const startMs = nowMs - spanMs - 2 * DAY_MS;
     const preloadStarted = performance.now();
     o.progress(`COPY ${o.payments.toLocaleString('en')} payments (+ attempts, 2 events each, refunds) over ${o.days} days`);
-    await preload(db.url, merchant.id, { from: 0, to: o.payments, startMs, spanMs });
+    await preload(db.url, spread(merchant.id, 0, o.payments, startMs, spanMs));
     await adminQuery(db.url, 'ANALYZE');
     const preloadS = round((performance.now() - preloadStarted) / 1000, 1);
     o.progress(`preloaded in ${preloadS} s; first refresh (every day rebuilt)`);
@@ -228,12 +142,7 @@ export async function runOverviewBench(o: OverviewBenchOptions): Promise<void> {
 
     // Today's batch: 10,000 more payments written the same way, folded in from their events.
     const batch = 10_000;
-    await preload(db.url, merchant.id, {
-      from: o.payments,
-      to: o.payments + batch,
-      startMs: nowMs - 3 * 3_600_000,
-      spanMs: 3_600_000,
-    });
+    await preload(db.url, spread(merchant.id, o.payments, o.payments + batch, nowMs - 3 * 3_600_000, 3_600_000));
     t0 = performance.now();
     const incremental = await refreshOverview({ store, clock: systemClock });
     const incrementalRefreshMs = round(performance.now() - t0, 0);

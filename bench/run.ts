@@ -4,7 +4,15 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../test/reliability/harness/processes.ts';
 import { KNEE_P99_MS, runDispatch } from './dispatch.ts';
 import { runLoad } from './lib/load.ts';
-import { type CpuGroups, perOperation, postgresPids, startCpuWindow } from './lib/cpu.ts';
+import {
+  load as loadWindow,
+  measureCreate,
+  measureDbCeiling,
+  measureGet,
+  measureGetCeiling,
+  serveCeiling,
+  type Windows,
+} from './lib/measure.ts';
 import { type BenchStore, settleAfterWrites, setupStore, type StoreKind } from './lib/processes.ts';
 import { machine, printTable, type Row, row, type Skipped, writeJson } from './lib/report.ts';
 import { PROFILED_SCENARIOS, type ProfiledScenario, runProfile } from './profile.ts';
@@ -21,6 +29,7 @@ import {
 import { runScaling } from './scaling.ts';
 import { runSoak } from './soak.ts';
 import { runOverviewBench } from './overview.ts';
+import { runHistoryBench } from './history.ts';
 import { startOtlpSink } from './lib/otlp-sink.ts';
 
 /**
@@ -39,6 +48,12 @@ import { startOtlpSink } from './lib/otlp-sink.ts';
  *                                  on PostgreSQL (bench/overview.ts, docs/overview.md): COPY preload,
  *                                  the refresh timed, GET /dashboard p50/p95/p99 (target p95 < 500 ms);
  *                                  --overview-payments N, --overview-days N, --overview-requests N
+ *   npm run bench -- --history     cost as history grows, on PostgreSQL (bench/history.ts): an empty store
+ *                                  and one preloaded by COPY with 10,000,000 payments of 1,000 merchants
+ *                                  and 10,000,000 delivered webhooks, measured in the same run (create and
+ *                                  get against their ceilings, the filtered list's p95, the webhook claim's
+ *                                  plan); --history-payments N, --history-merchants N,
+ *                                  --history-deliveries N; --seconds N sets its windows (default 20)
  * Options: --store embedded|postgres (default both), --seconds N, --connections N (default 32),
  *          --soak-seconds N, --endpoints N (webhook endpoints of the dispatch scenario, default 16),
  *          --dispatch-rate N (deliveries/s the dispatch scenario offers PostgreSQL, default 2400: creates
@@ -70,6 +85,10 @@ const { values } = parseArgs({
     'overview-payments': { type: 'string', default: '1000000' },
     'overview-days': { type: 'string', default: '120' },
     'overview-requests': { type: 'string', default: '500' },
+    history: { type: 'boolean', default: false },
+    'history-payments': { type: 'string', default: '10000000' },
+    'history-merchants': { type: 'string', default: '1000' },
+    'history-deliveries': { type: 'string', default: '10000000' },
     scenario: { type: 'string' },
     store: { type: 'string' },
     seconds: { type: 'string' },
@@ -177,62 +196,21 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
     await measureDispatch(store, rows);
     return;
   }
+  const w: Windows = { seconds: windowSeconds, warmupSeconds, connections, progress };
   const load = (
     url: string,
     requests: Parameters<typeof runLoad>[0]['requests'],
     seconds = windowSeconds,
     expect?: (s: number) => boolean,
-  ) => runLoad({ url, connections, seconds, requests, ...(expect === undefined ? {} : { expect }) });
+  ) => loadWindow(w, url, requests, seconds, expect);
 
-  const dbCeiling = async (kind: 'create' | 'checkout', groups: CpuGroups) => {
-    const cpuWindow = startCpuWindow(groups);
-    const db = await store.ceiling.ask<{
-      ops: number;
-      seconds: number;
-      errors: number;
-      p50: number;
-      p99: number;
-      firstError?: string;
-    }>(
-      // A create's ceiling includes the least a provider round trip costs (provider-echo.ts).
-      { type: 'db', kind, seconds: windowSeconds, concurrency: connections, warmupSeconds, provider: kind === 'create' },
-      'db',
-      (windowSeconds + warmupSeconds) * 1000 + 60_000,
-    );
-    // The CPU window spans the warm-up too (the ceiling process answers once, at the end); per
-    // operation it is therefore an upper bound, comparable across runs of the same windows.
-    const cpu = perOperation(cpuWindow.stop(), db.ops * ((windowSeconds + warmupSeconds) / windowSeconds));
-    if (db.firstError !== undefined) progress(`${name}: DB ceiling (${kind}) errors: ${db.firstError}`);
-    const rps = db.ops / db.seconds;
-    const rowName = kind === 'create' ? 'ceiling_create' : 'ceiling_db_checkout';
-    rows.push({
-      ...row(rowName, name, 'ceiling', { rps, p50Ms: db.p50, p99Ms: db.p99, errors: db.errors }, null),
-      cpu_ms_per_op: cpu,
-    });
-    return rps;
-  };
-  // Where a create's cycles go (issue 27): the server (all its threads), the providers' process, the
-  // bare provider route's process, PostgreSQL's processes, and the load generator (this process).
-  const postgres = store.kind === 'postgres' ? { postgres: postgresPids } : {};
-  const serviceGroups: CpuGroups = {
-    server: () => [store.server.pid],
-    ...(store.providers === undefined ? {} : { providers: () => [store.providers?.pid ?? 0] }),
-    ...postgres,
-  };
-  const ceilingGroups: CpuGroups = {
-    ceiling: () => [store.ceiling.child.pid ?? 0],
-    ...(store.providerEcho === undefined ? {} : { provider_echo: () => [store.providerEcho?.pid ?? 0] }),
-    ...postgres,
-  };
   progress(`${name}: create ceiling (${connections} concurrent creates: the writes and a bare provider round trip, no HTTP in)`);
-  const dbRps = await dbCeiling('create', ceilingGroups);
+  const createCeiling = await measureDbCeiling(w, store, 'create');
+  rows.push(createCeiling.row);
+  const dbRps = createCeiling.rps;
   await settleAfterWrites(store.ceilingTarget);
 
-  const serving = await store.ceiling.ask<{ url: string; paymentIds: string[]; keys: string[] }>(
-    { type: 'serve' },
-    'serving',
-    30_000,
-  );
+  const serving = await serveCeiling(store);
   if (withHttpCeiling) {
     progress('HTTP ceiling (bare Fastify route, payment-sized body)');
     await load(serving.url, [{ method: 'GET', path: '/ceiling/static' }], warmupSeconds);
@@ -240,10 +218,8 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
     rows.push(row('ceiling_http', 'none', 'ceiling', http, null));
   }
   progress(`${name}: GET ceiling (bare route + one primary-key select)`);
-  const getCeilingRequests = getRequests({}, serving.paymentIds, '/ceiling/payment/');
-  await load(serving.url, getCeilingRequests, warmupSeconds);
-  const getCeiling = await load(serving.url, getCeilingRequests);
-  rows.push(row('ceiling_get', name, 'ceiling', getCeiling, null));
+  const getCeiling = await measureGetCeiling(w, serving, name);
+  rows.push(getCeiling.row);
 
   progress(`${name}: replay ceiling (bare route + body parse + one primary-key select)`);
   const replayCeilingRequests = serving.keys.map((key) => ({
@@ -279,13 +255,7 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
   };
   const sample: CreatedSample[] = [];
   progress(`${name}: create (unique idempotency keys)`);
-  await load(api, createRequests(key, `${runId}-${name}-warm`, sample), warmupSeconds, (s) => s === 201);
-  const createCpu = startCpuWindow(serviceGroups);
-  const create = await load(api, createRequests(key, `${runId}-${name}`, sample), windowSeconds, (s) => s === 201);
-  const createCpuPerOp = perOperation(createCpu.stop(), create.rps * windowSeconds);
-  rows.push({ ...judge(row('create', name, 'scenario', create, dbRps)), cpu_ms_per_op: createCpuPerOp });
-  if (sample.length === 0)
-    throw new Error(`${name}: the create scenario created nothing (${JSON.stringify(create.statusCounts)})`);
+  rows.push(judge(await measureCreate(w, store, runId, name, sample, dbRps)));
 
   await settleAfterWrites(store.target);
   progress(`${name}: create at half the ceiling's rate (${(dbRps / 2).toFixed(0)}/s, evenly paced)`);
@@ -297,16 +267,7 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
   rows.push(judge(row('create_replay', name, 'scenario', replay, replayCeiling.rps)));
 
   progress(`${name}: GET /payment/{id}`);
-  const get = await load(
-    api,
-    getRequests(
-      auth(key),
-      sample.map((s) => s.id),
-    ),
-    windowSeconds,
-    (s) => s === 200,
-  );
-  rows.push(judge(row('get', name, 'scenario', get, getCeiling.rps)));
+  rows.push(judge(await measureGet(w, store, name, sample, getCeiling.rps)));
   progress(`${name}: GET at half the ceiling's rate (${(getCeiling.rps / 2).toFixed(0)}/s, evenly paced)`);
   rows.push(
     await paced(
@@ -325,10 +286,11 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
   rows.push(judge(row('mixed_80_20', name, 'scenario', mixed, mixedCeiling.rps)));
 
   progress(`${name}: checkout ceiling (${connections} concurrent createCheckout calls, no HTTP)`);
-  const checkoutRps = await dbCeiling('checkout', ceilingGroups);
+  const checkoutCeiling = await measureDbCeiling(w, store, 'checkout');
+  rows.push(checkoutCeiling.row);
   progress(`${name}: checkout create (unique idempotency keys)`);
   const checkout = await load(api, checkoutCreateRequests(key, `${runId}-${name}`), windowSeconds, (s) => s === 201);
-  rows.push(judge(row('checkout_create', name, 'scenario', checkout, checkoutRps)));
+  rows.push(judge(row('checkout_create', name, 'scenario', checkout, checkoutCeiling.rps)));
 
   await measureDispatch(store, rows);
 }
@@ -399,6 +361,15 @@ if (values.overview) {
     payments: Number(values['overview-payments']),
     days: Number(values['overview-days']),
     requests: Number(values['overview-requests']),
+    progress,
+  });
+} else if (values.history) {
+  await runHistoryBench({
+    payments: Number(values['history-payments']),
+    merchants: Number(values['history-merchants']),
+    deliveries: Number(values['history-deliveries']),
+    seconds: windowSeconds,
+    connections,
     progress,
   });
 } else if (values.scaling) {

@@ -16,8 +16,8 @@ import { startSandboxProviders } from '../../test/reliability/harness/ha.ts';
 
 /**
  * What one store needs for a benchmark run: a server under test (its own process, its own fresh
- * store, a merchant created with the CLI before it starts) and a ceiling process on a second fresh
- * store configured identically.
+ * store, a merchant created with the CLI before it starts — or a prepared PostgreSQL database,
+ * ExistingDatabase) and a ceiling process on a second fresh store configured identically.
  */
 export type StoreKind = 'embedded' | 'postgres';
 
@@ -153,16 +153,35 @@ export async function settleAfterWrites(target: StoreTarget): Promise<void> {
   await adminQuery(target.url, 'VACUUM (ANALYZE)');
 }
 
+/**
+ * A PostgreSQL database the caller prepared (bench/history.ts preloads one), with the deployment
+ * secret its merchant's keys were made under. The server under test runs on it instead of on a
+ * fresh database; the caller keeps it (cleanup() does not drop it).
+ */
+export interface ExistingDatabase {
+  url: string;
+  secret: string;
+  merchant: Merchant;
+}
+
 export async function setupStore(
   kind: StoreKind,
   serverNodeArgs: string[] = [],
-  options: { separateProviders?: boolean; serverEnv?: Record<string, string> } = {},
+  options: { separateProviders?: boolean; serverEnv?: Record<string, string>; database?: ExistingDatabase } = {},
 ): Promise<BenchStore> {
-  const secret = newSecret();
+  const existing = options.database;
+  if (existing !== undefined && kind !== 'postgres') throw new Error('setupStore: an existing database is PostgreSQL');
+  const secret = existing?.secret ?? newSecret();
   const cleanups: (() => Promise<void> | void)[] = [];
   let target: StoreTarget;
   let ceilingTarget: StoreTarget;
-  if (kind === 'embedded') {
+  if (existing !== undefined) {
+    // The ceiling process still gets a fresh database of its own, as in every other run.
+    const ceiling = await freshDatabase('bench_ceiling');
+    cleanups.push(() => ceiling.drop());
+    target = { kind: 'postgres', url: existing.url };
+    ceilingTarget = { kind: 'postgres', url: ceiling.url };
+  } else if (kind === 'embedded') {
     const dir = tempDir('bench');
     cleanups.push(() => dir.remove());
     target = { kind, dataDir: join(dir.path, 'api') };
@@ -199,7 +218,7 @@ export async function setupStore(
     }
     const [merchantAndServer, ceiling] = await Promise.all([
       (async () => {
-        const merchant = await createMerchant(target, secret, 'Bench merchant');
+        const merchant = existing?.merchant ?? (await createMerchant(target, secret, 'Bench merchant'));
         const server = await startServer({ target, secret, env, nodeArgs: serverNodeArgs });
         cleanups.push(async () => {
           if (server.child.exitCode === null && server.child.signalCode === null) await server.terminate();

@@ -77,16 +77,18 @@ export function machine() {
 const pad = (value: unknown, width: number) => String(value ?? '-').padStart(width);
 
 export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): void {
-  const header = `${'scenario'.padEnd(20)} ${'store'.padEnd(9)} ${pad('req/s', 9)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('errors', 7)} ${pad('ceiling', 9)} ${pad('ratio', 6)}  target`;
+  // As wide as the longest store name (the history run's `postgres_empty`), at least 9.
+  const storeWidth = Math.max(9, ...rows.map((r) => r.store.length), ...skipped.map((s) => s.store.length));
+  const header = `${'scenario'.padEnd(20)} ${'store'.padEnd(storeWidth)} ${pad('req/s', 9)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('errors', 7)} ${pad('ceiling', 9)} ${pad('ratio', 6)}  target`;
   console.log(header);
   console.log('-'.repeat(header.length + 12));
   for (const r of rows) {
     const target = r.target === undefined ? '' : `${r.target_met ? 'met' : 'MISSED'} (${r.target})`;
     console.log(
-      `${r.name.padEnd(20)} ${r.store.padEnd(9)} ${pad(r.rps, 9)} ${pad(r.p50_ms, 8)} ${pad(r.p99_ms, 8)} ${pad(r.errors, 7)} ${pad(r.ceiling_rps, 9)} ${pad(r.ratio, 6)}  ${target}`,
+      `${r.name.padEnd(20)} ${r.store.padEnd(storeWidth)} ${pad(r.rps, 9)} ${pad(r.p50_ms, 8)} ${pad(r.p99_ms, 8)} ${pad(r.errors, 7)} ${pad(r.ceiling_rps, 9)} ${pad(r.ratio, 6)}  ${target}`,
     );
   }
-  for (const s of skipped) console.log(`${s.name.padEnd(20)} ${s.store.padEnd(9)} skipped: ${s.reason}`);
+  for (const s of skipped) console.log(`${s.name.padEnd(20)} ${s.store.padEnd(storeWidth)} skipped: ${s.reason}`);
   for (const r of rows) {
     if (r.ceiling_exceeded === true) {
       console.log(`! ${r.name} (${r.store}) exceeds its ceiling by more than noise (ratio ${r.ratio}): that ceiling is not one`);

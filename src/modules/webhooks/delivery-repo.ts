@@ -184,26 +184,20 @@ export async function claimDueDeliveries(store: Store, c: ClaimRequest): Promise
     // for the WAL flush: a claim the database loses in a crash leaves the delivery due again, and
     // it is sent again — at least once, as after a worker's crash (the settle, fenced by the
     // lease token, stays a synchronous commit and flushes the claim's WAL with its own).
-    await tx.exec('SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off');
+    await tx.exec(CLAIM_SETTINGS_SQL);
     return claimIn(tx, c);
   });
 }
 
-async function claimIn(q: Queryable, c: ClaimRequest): Promise<ClaimedDelivery[]> {
+/** The claim's settings for its own transaction (see claimDueDeliveries); exported for bench/history.ts. */
+export const CLAIM_SETTINGS_SQL = 'SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off';
+
+/** The claim as a statement, for `c`; exported so bench/history.ts can EXPLAIN the real one. */
+export function claimStatement(c: ClaimRequest): Statement {
   const saturated = [...c.inFlight].filter(([, n]) => n >= c.perTargetLimit).map(([k]) => k);
   const busy = [...c.inFlight].filter(([, n]) => n > 0 && n < c.perTargetLimit);
-  const rows = await q.query<{
-    row_tid: string;
-    id: string;
-    event_id: string;
-    merchant_id: string;
-    environment: Environment;
-    endpoint_id: string | null;
-    callback_url: string | null;
-    target_key: string;
-    attempt_count: number;
-  }>(
-    `WITH due AS (
+  return {
+    text: `WITH due AS (
        SELECT ctid, id, target_key, next_attempt_at FROM webhook_deliveries
        WHERE status = 'pending' AND next_attempt_at <= $1 AND NOT (target_key = ANY($2::text[]))
          AND (leased_until IS NULL OR leased_until <= $1)
@@ -222,7 +216,7 @@ async function claimIn(q: Queryable, c: ClaimRequest): Promise<ClaimedDelivery[]
      WHERE d.ctid = ANY(ARRAY(SELECT ctid FROM picked)) AND coalesce(d.status, '') = 'pending' AND d.next_attempt_at <= $1
        AND (d.leased_until IS NULL OR d.leased_until <= $1)
      RETURNING d.ctid::text AS row_tid, d.id, d.event_id, d.merchant_id, d.environment, d.endpoint_id, d.callback_url, d.target_key, d.attempt_count`,
-    [
+    params: [
       c.now,
       saturated,
       c.scanLimit,
@@ -233,7 +227,22 @@ async function claimIn(q: Queryable, c: ClaimRequest): Promise<ClaimedDelivery[]
       c.leaseUntil,
       c.leaseToken,
     ],
-  );
+  };
+}
+
+async function claimIn(q: Queryable, c: ClaimRequest): Promise<ClaimedDelivery[]> {
+  const claim = claimStatement(c);
+  const rows = await q.query<{
+    row_tid: string;
+    id: string;
+    event_id: string;
+    merchant_id: string;
+    environment: Environment;
+    endpoint_id: string | null;
+    callback_url: string | null;
+    target_key: string;
+    attempt_count: number;
+  }>(claim.text, claim.params);
   return rows.map((r) => ({
     id: r.id,
     eventId: r.event_id,
