@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { runLoad } from './lib/load.ts';
 import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
@@ -39,53 +38,15 @@ try {
       : creates;
   if (values.scenario === 'get')
     await runLoad({ url: store.server.url, connections: 32, seconds: 3, requests, rate: Number(values.rate) });
-  const base = new URL(store.server.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-  const rate = Number(values.rate);
-  const seconds = Number(values.seconds);
-  let n = 0;
   const samples: { due: number; ms: number }[] = [];
-  const start = performance.now();
-  const pending: Promise<void>[] = [];
-  for (let i = 0; start + (i * 1000) / rate < start + seconds * 1000; i += 1) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    const context: Record<string, unknown> = {};
-    const spec = requests[n++ % requests.length]!;
-    const req = (spec.setupRequest?.({ ...spec } as never, context) ?? spec) as unknown as {
-      method: string;
-      path: string;
-      headers: Record<string, string>;
-      body?: string;
-    };
-    const length = req.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(req.body)) };
-    pending.push(
-      new Promise<void>((resolve) => {
-        const r = http.request(
-          {
-            host: base.hostname,
-            port: base.port,
-            method: req.method ?? spec.method,
-            path: req.path ?? spec.path,
-            agent,
-            headers: { ...req.headers, ...length },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => {
-              samples.push({ due: due - start, ms: performance.now() - due });
-              resolve();
-            });
-          },
-        );
-        r.on('error', () => resolve());
-        r.end(req.body);
-      }),
-    );
-  }
-  await Promise.all(pending);
-  agent.destroy();
+  await runLoad({
+    url: store.server.url,
+    connections: 32,
+    seconds: Number(values.seconds),
+    requests,
+    rate: Number(values.rate),
+    onSample: (due, ms) => samples.push({ due, ms }),
+  });
   const sorted = [...samples].sort((a, b) => a.ms - b.ms);
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]?.ms.toFixed(1);
   const metrics = await (await fetch(`${store.server.url}/metrics`)).text();
@@ -97,7 +58,7 @@ try {
   );
   console.log(`server output ${store.server.output().length} bytes`);
   console.log(
-    `${samples.length} ${values.scenario} at ${rate}/s: p50 ${q(0.5)} p90 ${q(0.9)} p99 ${q(0.99)} max ${q(0.9999)} ms`,
+    `${samples.length} ${values.scenario} at ${values.rate}/s: p50 ${q(0.5)} p90 ${q(0.9)} p99 ${q(0.99)} max ${q(0.9999)} ms`,
   );
   const slow = samples.filter((s) => s.ms > Number(q(0.99))).sort((a, b) => a.due - b.due);
   if (values['node-arg'].includes('--trace-gc')) {

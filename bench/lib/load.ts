@@ -41,6 +41,8 @@ export interface LoadOptions {
    * per-second quota); default closed loop, as fast as answered.
    */
   rate?: number;
+  /** Open loop only: each answer's due time (ms after the window opened) and latency in ms. */
+  onSample?: (dueMs: number, latencyMs: number) => void;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {

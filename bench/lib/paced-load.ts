@@ -58,7 +58,9 @@ export async function runPacedLoad(options: LoadOptions & { rate: number }): Pro
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const status = res.statusCode ?? 0;
-            latencies.record(performance.now() - dueMs);
+            const latencyMs = performance.now() - dueMs;
+            latencies.record(latencyMs);
+            options.onSample?.(dueMs - startMs, latencyMs);
             statusCounts[status] = (statusCounts[status] ?? 0) + 1;
             if (!expect(status)) unexpected += 1;
             spec.onResponse?.(status, Buffer.concat(chunks).toString('utf8'), context);

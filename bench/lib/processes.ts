@@ -12,7 +12,7 @@ import {
   tempDir,
 } from '../../test/reliability/harness/processes.ts';
 import { adminQuery, freshDatabase } from '../../test/reliability/harness/databases.ts';
-import { startSandboxProviders } from '../../test/reliability/harness/ha.ts';
+import { awaitListening, startSandboxProviders } from '../../test/reliability/harness/ha.ts';
 
 /**
  * What one store needs for a benchmark run: a server under test (its own process, its own fresh
@@ -109,28 +109,7 @@ export async function startProviderEcho(): Promise<{ pid: number; url: string; c
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`provider echo did not start:\n${out}`));
-    }, 30_000);
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-    child.once('exit', () => {
-      clearTimeout(timer);
-      reject(new Error(`provider echo exited:\n${out}`));
-    });
-  });
-  child.stdout?.resume();
-  child.stderr?.resume();
+  const url = await awaitListening(child, 'provider echo');
   return {
     pid: child.pid ?? 0,
     url,

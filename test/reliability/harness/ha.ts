@@ -222,6 +222,37 @@ export interface SandboxProviders {
 }
 
 /**
+ * Waits for a child process to print `listening on http://…` and answers that URL; kills it and
+ * rejects with its output if it exits first or has not printed it within 30 s. Its output is
+ * drained afterwards.
+ */
+export async function awaitListening(child: ChildProcess, name: string): Promise<string> {
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not start:\n${out}`));
+    }, 30_000);
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      const match = /listening on (http:\/\/[^\s;]+)/.exec(out);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited:\n${out}`));
+    });
+  });
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return url;
+}
+
+/**
  * The sandbox providers as one process of their own (`npm run sandbox:providers`, docs/sandbox.md):
  * with several API processes, a payment created through one and simulated through another must
  * meet the same simulated bank, so the providers cannot live inside each API process. They notify
@@ -243,28 +274,7 @@ export async function startSandboxProviders(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`sandbox providers did not start:\n${out}`));
-    }, 30_000);
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-      const match = /listening on (http:\/\/[^\s;]+)/.exec(out);
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-    child.once('exit', () => {
-      clearTimeout(timer);
-      reject(new Error(`sandbox providers exited:\n${out}`));
-    });
-  });
-  child.stdout?.resume();
-  child.stderr?.resume();
+  const url = await awaitListening(child, 'sandbox providers');
   // SIGTERM (a profiled run writes its profile then), SIGKILL if it has not gone within 3 s.
   const close = () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
