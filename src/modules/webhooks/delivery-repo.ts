@@ -391,7 +391,7 @@ export async function releaseAllDeliveryLeases(q: Queryable, now: Date): Promise
   const rows = await q.query(
     `UPDATE webhook_deliveries SET next_attempt_at = least(next_attempt_at, $1), lease_token = NULL, leased_until = NULL,
        updated_at = $1
-     WHERE status = 'pending' AND lease_token IS NOT NULL RETURNING id`,
+     WHERE status = 'pending' AND next_attempt_at IS NOT NULL AND lease_token IS NOT NULL RETURNING id`,
     [now],
   );
   return rows.length;
