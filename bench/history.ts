@@ -708,6 +708,7 @@ export async function runHistoryBench(o: HistoryBenchOptions): Promise<void> {
         list: { postgres_empty: emptyPlans.list, [label]: loadedPlans.list },
         get_by_id: { postgres_empty: emptyPlans.get_by_id, [label]: loadedPlans.get_by_id },
         key_read: { postgres_empty: emptyPlans.key_read, [label]: loadedPlans.key_read },
+        pending_update: { postgres_empty: emptyPlans.pending_update, [label]: loadedPlans.pending_update },
       },
       pass,
     };
