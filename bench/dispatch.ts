@@ -58,8 +58,11 @@ async function awaitArrivals(
   load: LoadResult,
   endpoints: number,
   drainSeconds: number,
-): Promise<{ list: Arrival[]; unique: () => number; expected: () => number }> {
+): Promise<{ list: Arrival[]; unique: () => number; expected: () => number; earlier: () => number }> {
   const list: Arrival[] = [];
+  // Deliveries of events created before the window that arrived during it: they share the
+  // dispatcher with the window's (a backlog left by the warm-up, or events of earlier scenarios).
+  let earlier = 0;
   const ids = new Set<string>();
   const events = new Set<string>();
   let read = 0;
@@ -67,7 +70,10 @@ async function awaitArrivals(
     for (; read < receiver.deliveries.length; read += 1) {
       const d = receiver.deliveries[read] as Delivery;
       const createdMs = Date.parse(d.event.created_at ?? '');
-      if (!(createdMs >= sinceMs)) continue;
+      if (!(createdMs >= sinceMs)) {
+        if (d.receivedMs >= sinceMs) earlier += 1;
+        continue;
+      }
       list.push({ webhookId: d.webhookId, receivedMs: d.receivedMs, createdMs });
       ids.add(`${d.path} ${d.webhookId}`);
       events.add(d.webhookId);
@@ -81,7 +87,7 @@ async function awaitArrivals(
     if ((ids.size >= expected() && Date.now() - lastArrivalMs >= 1_000) || Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { list, unique: () => ids.size, expected };
+  return { list, unique: () => ids.size, expected, earlier: () => earlier };
 }
 
 /**
@@ -174,6 +180,7 @@ export async function runDispatch(
         unique,
         expected: arrived.expected(),
         duplicates: arrived.list.length - unique,
+        earlier: arrived.earlier(),
         rps: unique / ((lastMs - sinceMs) / 1000),
         ...latencies.summary(),
       };
@@ -204,7 +211,7 @@ export async function runDispatch(
       ...(kneeRates.length === 0 ? {} : { steps }),
       note:
         `${w.unique} of ${w.expected} deliveries (${endpoints} endpoints × ${w.expected / endpoints} events; creates answered ${JSON.stringify(w.load.statusCounts)}) arrived ` +
-        `(${w.duplicates} duplicates); ${offeredPerSecond === undefined ? `offered: the create rate × ${endpoints}` : `offered ${offeredPerSecond}/s (${Math.ceil(offeredPerSecond / endpoints)} creates/s × ${endpoints})`}${stages}`,
+        `(${w.duplicates} duplicates; ${w.earlier} deliveries of events created before the window — the warm-up's or earlier scenarios' — arrived meanwhile); ${offeredPerSecond === undefined ? `offered: the create rate × ${endpoints}` : `offered ${offeredPerSecond}/s (${Math.ceil(offeredPerSecond / endpoints)} creates/s × ${endpoints})`}${stages}`,
     };
   } finally {
     worker?.kill('SIGTERM');

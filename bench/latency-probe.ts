@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { runLoad } from './lib/load.ts';
 import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
@@ -39,6 +40,10 @@ try {
   if (values.scenario === 'get')
     await runLoad({ url: store.server.url, connections: 32, seconds: 3, requests, rate: Number(values.rate) });
   const samples: { due: number; ms: number }[] = [];
+  // The load generator's own event loop: a stall here delays every request due meanwhile, and the
+  // paced load counts that delay against the server.
+  const clientLag = monitorEventLoopDelay({ resolution: 5 });
+  clientLag.enable();
   await runLoad({
     url: store.server.url,
     connections: 32,
@@ -47,6 +52,10 @@ try {
     rate: Number(values.rate),
     onSample: (due, ms) => samples.push({ due, ms }),
   });
+  clientLag.disable();
+  console.log(
+    `load generator event-loop delay: p50 ${(clientLag.percentile(50) / 1e6).toFixed(1)} p99 ${(clientLag.percentile(99) / 1e6).toFixed(1)} max ${(clientLag.max / 1e6).toFixed(1)} ms`,
+  );
   const sorted = [...samples].sort((a, b) => a.ms - b.ms);
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]?.ms.toFixed(1);
   const metrics = await (await fetch(`${store.server.url}/metrics`)).text();
