@@ -58,7 +58,7 @@ async function awaitArrivals(
   load: LoadResult,
   endpoints: number,
   drainSeconds: number,
-): Promise<{ list: Arrival[]; unique: () => number; expected: () => number; earlier: () => number }> {
+): Promise<{ list: Arrival[]; unique: () => number; expected: () => number; earlier: number }> {
   const list: Arrival[] = [];
   // Deliveries of events created before the window that arrived during it: they share the
   // dispatcher with the window's (a backlog left by the warm-up, or events of earlier scenarios).
@@ -87,7 +87,7 @@ async function awaitArrivals(
     if ((ids.size >= expected() && Date.now() - lastArrivalMs >= 1_000) || Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { list, unique: () => ids.size, expected, earlier: () => earlier };
+  return { list, unique: () => ids.size, expected, earlier };
 }
 
 /**
@@ -180,7 +180,7 @@ export async function runDispatch(
         unique,
         expected: arrived.expected(),
         duplicates: arrived.list.length - unique,
-        earlier: arrived.earlier(),
+        earlier: arrived.earlier,
         rps: unique / ((lastMs - sinceMs) / 1000),
         ...latencies.summary(),
       };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { markPaymentPendingStatement } from '../../src/modules/payments/payment-repo.ts';
+import { type PlanNode, planOf } from '../harness/query-plan.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 
 /**
@@ -14,13 +15,6 @@ import { openTestStore, type TestStore } from '../harness/test-store.ts';
  * Migration 0022: every such index also requires one of its key columns to be non-null, which the
  * queue's own queries prove (a range on that column) and a statement by id does not.
  */
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
 function scansOf(node: PlanNode, relation: string): PlanNode[] {
   const own = node['Relation Name'] === relation && node['Node Type'] !== 'ModifyTable' ? [node] : [];
   return [...own, ...(node.Plans ?? []).flatMap((child) => scansOf(child, relation))];
@@ -70,19 +64,19 @@ describe('statements by primary key with a queue index that was empty at the las
     await insertPayments(200 + OPEN + 1, 200 + OPEN + 1, 'processing');
 
     const id = `pay_${String(200 + OPEN + 1).padStart(26, '0')}`;
-    const s = markPaymentPendingStatement({
-      id,
-      channel: 'bank',
-      paymentMethod: null,
-      instructions: { type: 'virtual_account' } as never,
-      expiresAt: new Date(),
-      updatedAt: new Date(),
-      version: 2,
-      routing: null,
-    } as never);
-    const [row] = await q.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] | string }>(`EXPLAIN (FORMAT JSON) ${s.text}`, s.params);
-    const raw = row?.['QUERY PLAN'];
-    const plan = ((typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }])[0].Plan;
+    const plan = await planOf(
+      q,
+      markPaymentPendingStatement({
+        id,
+        channel: 'bank',
+        paymentMethod: null,
+        instructions: null,
+        expiresAt: new Date(),
+        updatedAt: new Date(),
+        version: 2,
+        routing: null,
+      }),
+    );
     const scans = scansOf(plan, 'payments');
     assert.equal(scans.length, 1, `one scan of payments: ${JSON.stringify(plan)}`);
     assert.equal(scans[0]?.['Index Name'], 'payments_pkey', `planned as ${JSON.stringify(scans[0])}`);

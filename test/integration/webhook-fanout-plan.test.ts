@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { systemClock } from '../../src/lib/clock.ts';
 import { LOCK_QUEUED_EVENTS_SQL } from '../../src/modules/webhooks/delivery-repo.ts';
 import { fanOut } from '../../src/modules/webhooks/delivery-service.ts';
+import { type PlanNode, planOf } from '../harness/query-plan.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 
 /**
@@ -11,18 +12,9 @@ import { openTestStore, type TestStore } from '../harness/test-store.ts';
  * `events_pkey` from its first entry, so every round read all of history.) Proven on the plan
  * PostgreSQL actually ran, on both stores: EXPLAIN ANALYZE counts the rows each node produced.
  */
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  Plans?: PlanNode[];
-}
-
 /** Rows read from `relation` by every scan node of the plan (rows × loops). */
 function rowsReadFrom(node: PlanNode, relation: string): number {
-  const own = node['Relation Name'] === relation ? node['Actual Rows'] * node['Actual Loops'] : 0;
+  const own = node['Relation Name'] === relation ? (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 0) : 0;
   return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsReadFrom(child, relation), 0);
 }
 
@@ -56,15 +48,9 @@ describe('webhook fan-out query plan', () => {
     assert.equal(fanned, HISTORY, 'the history was fanned out and left the queue');
 
     await insertEvents(HISTORY + 1, HISTORY + BATCH);
-    const plan = await t.store.transaction(async (tx) => {
-      const [row] = await tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] | string }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${LOCK_QUEUED_EVENTS_SQL}`,
-        [100],
-      );
-      const raw = row?.['QUERY PLAN'];
-      const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
-      return parsed[0].Plan;
-    });
+    const plan = await t.store.transaction((tx) =>
+      planOf(tx, { text: LOCK_QUEUED_EVENTS_SQL, params: [100] }, { analyze: true }),
+    );
     assert.equal(rowsReadFrom(plan, 'webhook_fanout_queue'), BATCH, 'the batch was locked');
     const eventsRead = rowsReadFrom(plan, 'events');
     assert.ok(eventsRead <= BATCH, `the round read ${eventsRead} events for a batch of ${BATCH}`);
