@@ -15,5 +15,5 @@ final class ApiSpec
     public const API_VERSION = '2026-11-01';
 
     /** SHA-256 of the document (a test compares it with what a running server serves). */
-    public const OPENAPI_SHA256 = '76e1fd19b01bb9c657c43dd96b0f519a94e58c8b4cbf3791ebe68b91cb3e6046';
+    public const OPENAPI_SHA256 = '0878eb71f0c338654a63bb3578ed7271dadcb10b69d2fb56ac367e136150ff3b';
 }

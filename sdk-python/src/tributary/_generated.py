@@ -84,7 +84,7 @@ __all__ = [
 #: The API version this SDK was generated against (`info.version` of the OpenAPI document).
 API_VERSION: Final = "2026-11-01"
 #: SHA-256 of the OpenAPI document these types were generated from.
-OPENAPI_SHA256: Final = "76e1fd19b01bb9c657c43dd96b0f519a94e58c8b4cbf3791ebe68b91cb3e6046"
+OPENAPI_SHA256: Final = "0878eb71f0c338654a63bb3578ed7271dadcb10b69d2fb56ac367e136150ff3b"
 
 # ---- Objects (components.schemas), request bodies, queries and webhook events ----
 

@@ -1,7 +1,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export declare const API_VERSION = "2026-11-01";
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export declare const OPENAPI_SHA256 = "76e1fd19b01bb9c657c43dd96b0f519a94e58c8b4cbf3791ebe68b91cb3e6046";
+export declare const OPENAPI_SHA256 = "0878eb71f0c338654a63bb3578ed7271dadcb10b69d2fb56ac367e136150ff3b";
 /** The body of every error response. */
 export type ErrorBody = {
     /** Stable snake_case error code; see docs/errors.md. */
@@ -1198,7 +1198,7 @@ export type SelectCheckoutMethodResponse = Checkout;
 /**
  * Create a payment link
  *
- * Creates a reusable payment link (`url`): a fixed `amount`, or `amount_min` and `amount_max` between which the payer enters the amount; optionally at most `max_uses` payments and an `expires_at`. Each visit (the payer pressing Pay, `POST /payment_link/{id}/checkout`) creates a checkout. Send an `Idempotency-Key` header so that retries never create a second link. Rules the schema cannot state, with their issues: exactly one of `amount` or both `amount_min` and `amount_max` (`exclusive_fields`; a missing one is `required`), `amount_min` ≤ `amount_max` (`bounds_inverted`), amounts with at most the currency’s minor-unit digits (`amount_too_precise`) in an active currency (`unknown_currency`), `expires_at` in the future (`not_in_future`), payer URLs http(s) (`invalid_url`); the amount (or both bounds) must be one the link’s channels can serve: otherwise 422 `channel_unavailable` or `amount_out_of_range`.
+ * Creates a reusable payment link (`url`): a fixed `amount`, or `amount_min` and `amount_max` between which the payer enters the amount; optionally at most `max_uses` payments and an `expires_at`. Each visit (the payer pressing Pay, `POST /payment_link/{id}/checkout`) creates a checkout. Send an `Idempotency-Key` header so that retries never create a second link. Rules the schema cannot state, with their issues: exactly one of `amount` or both `amount_min` and `amount_max` (`exclusive_fields`; a missing one is `required`), `amount_min` ≤ `amount_max` (`bounds_inverted`), amounts with at most the currency’s minor-unit digits (`amount_too_precise`) in an active currency (`unknown_currency`), `expires_at` in the future (`not_in_future`), payer URLs http(s) (`invalid_url`); the amount (or both bounds) must be one the link’s channels can serve, in a currency one of them takes: otherwise 422 `currency_not_supported`, `channel_unavailable` or `amount_out_of_range`.
  */
 export type CreatePaymentLinkParams = Record<string, never>;
 export type CreatePaymentLinkQuery = Record<string, never>;

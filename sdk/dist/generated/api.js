@@ -3,7 +3,7 @@
 /** The API version this SDK was generated against (`info.version` of the OpenAPI document). */
 export const API_VERSION = '2026-11-01';
 /** SHA-256 of the OpenAPI document these types were generated from. */
-export const OPENAPI_SHA256 = '76e1fd19b01bb9c657c43dd96b0f519a94e58c8b4cbf3791ebe68b91cb3e6046';
+export const OPENAPI_SHA256 = '0878eb71f0c338654a63bb3578ed7271dadcb10b69d2fb56ac367e136150ff3b';
 /** How each operation is called: the runtime builds every request from this table. */
 export const OPERATIONS = {
     createPayment: { method: 'POST', path: '/payment/create', pathParams: [], idempotencyKey: true, body: true, response: 'json' },
