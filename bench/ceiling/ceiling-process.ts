@@ -9,6 +9,7 @@ import { getKey, type IdempotencyScope } from '../../src/modules/idempotency/ide
 import { createMerchantService, OPERATOR } from '../../src/modules/merchants/merchant-service.ts';
 import { findPayment } from '../../src/modules/payments/payment-repo.ts';
 import { paymentView } from '../../src/modules/payments/payment-view.ts';
+import { embeddedMaintenanceJob } from '../../src/jobs/embedded-maintenance.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { LatencyRecorder } from '../lib/stats.ts';
 import { listenProviderEcho, providerRoundTrip } from './provider-echo.ts';
@@ -169,6 +170,11 @@ process.on('message', (message: Command) => {
         const result = await runWrites(message.kind, message.seconds, message.concurrency, latencies, provider);
         send({ type: 'db', ...result, ...latencies.summary() });
       } else if (message.type === 'serve') {
+        // The reads below run on what the writes left, maintained as the server's store is: on the
+        // embedded store its maintenance job analyses the tables that changed within a minute
+        // (without it a GET by id walks the merchant's index: docs/benchmarks.md, issue 27, third
+        // session); on PostgreSQL bench/run.ts's settleAfterWrites analyses both databases.
+        if (store.kind === 'embedded') await embeddedMaintenanceJob({ store }).run();
         const url = await serve();
         send({
           type: 'serving',

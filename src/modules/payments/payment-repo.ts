@@ -157,17 +157,22 @@ export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
   await q.query(s.text, s.params);
 }
 
+/** One payment of a tenant by id (a statement of its own: the plan tests read its plan). */
+export function findPaymentStatement(merchantId: string, environment: Environment, id: string): Statement {
+  return {
+    text: 'SELECT * FROM payments WHERE id = $1 AND merchant_id = $2 AND environment = $3',
+    params: [id, merchantId, environment],
+  };
+}
+
 export async function findPayment(
   q: Queryable,
   merchantId: string,
   environment: Environment,
   id: string,
 ): Promise<Payment | undefined> {
-  const rows = await q.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 AND merchant_id = $2 AND environment = $3', [
-    id,
-    merchantId,
-    environment,
-  ]);
+  const { text, params } = findPaymentStatement(merchantId, environment, id);
+  const rows = await q.query<PaymentRow>(text, params);
   return rows[0] === undefined ? undefined : paymentFromRow(rows[0]);
 }
 
