@@ -24,6 +24,8 @@ export const CHURNING_TABLES = ['webhook_deliveries', 'webhook_fanout_queue', 'p
 const ANALYZE_THRESHOLD_ROWS = 50;
 /** … plus this share of its rows. */
 const ANALYZE_SCALE_FACTOR = 0.1;
+/** The statistics target of those ANALYZEs (PostgreSQL's default is 100: 30,000 rows sampled). */
+const ANALYZE_STATISTICS_TARGET = 10;
 
 export function embeddedMaintenanceJob(deps: { store: Store }): Job {
   return {
@@ -54,6 +56,12 @@ export async function analyzeChangedTables(q: Queryable): Promise<string[]> {
     [[...CHURNING_TABLES], ANALYZE_THRESHOLD_ROWS, ANALYZE_SCALE_FACTOR],
   );
   const tables = rows.map((r) => r.relname);
-  for (const table of tables) await q.exec(`ANALYZE "${table.replaceAll('"', '""')}"`);
+  // With a sample of 3,000 rows instead of 30,000: PGlite analyses on the database thread, so every
+  // request waits meanwhile (ANALYZE of 100,000 payments: 288 ms at the default target, 22 ms at
+  // 10), and these statistics only have to pick indexes. `SET LOCAL` ends with the script's
+  // implicit transaction.
+  for (const table of tables) {
+    await q.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}; ANALYZE "${table.replaceAll('"', '""')}"`);
+  }
   return tables;
 }

@@ -59,6 +59,9 @@ describe(
       assert.ok(names.includes('payments'), `analysed: ${names.join(', ')}`);
       for (const churning of CHURNING_TABLES) assert.ok(names.includes(churning), `${churning} not vacuumed and analysed`);
       assert.ok(handled > CHURNING_TABLES.length, `handled ${handled}`);
+      // Its smaller statistics target was for its own ANALYZEs only.
+      const [target] = await q.query<{ default_statistics_target: string }>('SHOW default_statistics_target');
+      assert.equal(target?.default_statistics_target, '100');
 
       const after = indexesOf(await planOf(q, get));
       assert.deepEqual(after, ['payments_pkey'], `after the job: ${after.join(', ')}`);
