@@ -46,7 +46,7 @@ export function embeddedMaintenanceJob(deps: { store: Store }): Job {
  * cumulative statistics, which a backend publishes when idle (at most once a second): the flush
  * is asked for first, and a change it misses is seen on the next tick.
  */
-export async function analyzeChangedTables(q: Queryable): Promise<string[]> {
+async function analyzeChangedTables(q: Queryable): Promise<string[]> {
   await q.query('SELECT pg_stat_force_next_flush()');
   const rows = await q.query<{ relname: string }>(
     `SELECT relname FROM pg_stat_user_tables
