@@ -99,7 +99,15 @@ const CREATORS: Record<string, { prefix: string; create: Creator }> = {
         if (res.ok && res.json()['status'] === 'succeeded') break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      return idIn(await call(url, 'POST', `/payment/${payment}/refund`, { key, body: {} }), 'ref');
+      const refund = idIn(await call(url, 'POST', `/payment/${payment}/refund`, { key, body: {} }), 'ref');
+      // The provider answers the refund on its own too (`pending` until then): wait, bounded, until
+      // it is final, so the before/after comparison sees only what another tenant's call could change.
+      for (let i = 0; i < 200; i += 1) {
+        const res = await call(url, 'GET', `/refund/${refund}`, { key });
+        if (res.ok && res.status === 200 && res.json()['status'] !== 'pending') return refund;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      return assert.fail(`refund ${refund} stayed pending`);
     },
   },
   settlement: {
