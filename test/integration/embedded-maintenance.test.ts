@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CHURNING_TABLES, embeddedMaintenanceJob } from '../../src/jobs/embedded-maintenance.ts';
 import { findPaymentStatement } from '../../src/modules/payments/payment-repo.ts';
-import { type PlanNode, planOf } from '../harness/query-plan.ts';
+import { insertPayments, type PlanNode, planOf, scansOf } from '../harness/query-plan.ts';
 import { openTestStore, TEST_STORE, type TestStore } from '../harness/test-store.ts';
 
 /**
@@ -16,10 +16,8 @@ import { openTestStore, TEST_STORE, type TestStore } from '../harness/test-store
  */
 const PAYMENTS = 2000;
 
-function indexesOf(node: PlanNode): string[] {
-  const own = node['Index Name'] === undefined ? [] : [node['Index Name']];
-  return [...own, ...(node.Plans ?? []).flatMap(indexesOf)];
-}
+/** The index each scan of payments in the plan uses (none: a sequential scan). */
+const indexesOf = (plan: PlanNode) => scansOf(plan, 'payments').map((scan) => scan['Index Name'] ?? scan['Node Type']);
 
 describe(
   'embedded maintenance',
@@ -36,14 +34,7 @@ describe(
       await q.query(
         `INSERT INTO merchants (id, name, api_version, created_at) VALUES ('mer_maint', 'Maint', '2024-01-01', now())`,
       );
-      await q.query(
-        `INSERT INTO payments (id, merchant_id, environment, status, amount_minor, currency, reference_no, channel_requested,
-         channel, instructions, api_version, version, expires_at, created_at, updated_at)
-       SELECT 'pay_' || lpad(g::text, 26, '0'), 'mer_maint', 'sandbox', 'pending', 10000, 'IDR', 'ref-' || g, 'bank',
-         'bank', '{"type":"virtual_account"}'::jsonb, '2024-01-01', 1, now() + interval '1 day', now(), now()
-       FROM generate_series(1, $1::int) AS g`,
-        [PAYMENTS],
-      );
+      await insertPayments(q, 'mer_maint', { from: 1, to: PAYMENTS }, 'pending');
       const get = findPaymentStatement('mer_maint', 'sandbox', `pay_${'1000'.padStart(26, '0')}`);
 
       // The trap, reproduced: no statistics, the merchant's index.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { markPaymentPendingStatement } from '../../src/modules/payments/payment-repo.ts';
-import { type PlanNode, planOf } from '../harness/query-plan.ts';
+import { insertPayments, planOf, scansOf } from '../harness/query-plan.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 
 /**
@@ -15,11 +15,6 @@ import { openTestStore, type TestStore } from '../harness/test-store.ts';
  * Migration 0022: every such index also requires one of its key columns to be non-null, which the
  * queue's own queries prove (a range on that column) and a statement by id does not.
  */
-function scansOf(node: PlanNode, relation: string): PlanNode[] {
-  const own = node['Relation Name'] === relation && node['Node Type'] !== 'ModifyTable' ? [node] : [];
-  return [...own, ...(node.Plans ?? []).flatMap((child) => scansOf(child, relation))];
-}
-
 const OPEN = 400;
 
 /**
@@ -46,22 +41,12 @@ describe('statements by primary key with a queue index that was empty at the las
   it(`the create's pending update probes payments_pkey with ${OPEN} open payments the statistics do not know`, async () => {
     const q = t.store;
     await q.query(`INSERT INTO merchants (id, name, api_version, created_at) VALUES ('mer_plan', 'Plan', '2024-01-01', now())`);
-    const insertPayments = (from: number, to: number, status: string) =>
-      q.query(
-        `INSERT INTO payments (id, merchant_id, environment, status, amount_minor, currency, reference_no, channel_requested,
-           channel, instructions, api_version, version, expires_at, created_at, updated_at, closed_at)
-         SELECT 'pay_' || lpad(g::text, 26, '0'), 'mer_plan', 'sandbox', $3, 10000, 'IDR', 'ref-' || g, 'bank',
-           'bank', '{"type":"virtual_account"}'::jsonb, '2024-01-01', 1, now() + interval '1 day', now(), now(),
-           CASE WHEN $3 = 'canceled' THEN now() END
-         FROM generate_series($1::int, $2::int) AS g`,
-        [from, to, status],
-      );
     // History only: every payment final, so the open-payments index is empty when analyzed.
-    await insertPayments(1, 200, 'canceled');
+    await insertPayments(q, 'mer_plan', { from: 1, to: 200 }, 'canceled');
     await q.exec('VACUUM (ANALYZE) payments');
     // Then the day's traffic: payments waiting for their payer.
-    await insertPayments(201, 200 + OPEN, 'pending');
-    await insertPayments(200 + OPEN + 1, 200 + OPEN + 1, 'processing');
+    await insertPayments(q, 'mer_plan', { from: 201, to: 200 + OPEN }, 'pending');
+    await insertPayments(q, 'mer_plan', { from: 200 + OPEN + 1, to: 200 + OPEN + 1 }, 'processing');
 
     const id = `pay_${String(200 + OPEN + 1).padStart(26, '0')}`;
     const plan = await planOf(
