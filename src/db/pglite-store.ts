@@ -1,8 +1,9 @@
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { copyDataDir } from './backup/data-dir-copy.ts';
 import { isStoreUnavailable, StoreUnavailableError } from './db-errors.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { DURABLE_START_PARAMS, DurableNodeFS } from './durable-node-fs.ts';
+import { EMBEDDED_SESSION_SQL, type StatementCache, statementCache } from './pglite-statements.ts';
 import type { Connection, Queryable, Row, Store } from './store.ts';
 
 export interface EmbeddedStoreOptions {
@@ -21,26 +22,35 @@ function translate(error: unknown): unknown {
   return error;
 }
 
-interface PGliteLike {
-  query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
-  exec(script: string): Promise<unknown>;
-}
-
-function queryable(db: PGliteLike): Queryable {
+/**
+ * The embedded connection's statements: one statement through the prepared-statement cache, under
+ * PGlite's locks as its own `query()` takes them — the query lock always, and outside a
+ * transaction first the transaction lock, so that a plain statement waits for an open
+ * transaction; scripts (`exec`, several statements, no parameters) through PGlite as they are.
+ */
+function queryable(db: PGlite, statements: StatementCache, tx?: Transaction): Queryable & { end(): void } {
+  let ended = false;
+  const locked = <T>(fn: () => Promise<T>): Promise<T> => {
+    if (ended) throw new Error('the transaction has ended');
+    return tx === undefined ? db._runExclusiveTransaction(() => db._runExclusiveQuery(fn)) : db._runExclusiveQuery(fn);
+  };
   return {
     async query<T extends Row>(text: string, params?: readonly unknown[]): Promise<T[]> {
       try {
-        return (await db.query<T>(text, params as unknown[] | undefined)).rows;
+        return await locked(() => statements.run<T>(text, params));
       } catch (error) {
         throw translate(error);
       }
     },
     async exec(script: string): Promise<void> {
       try {
-        await db.exec(script);
+        await (tx ?? db).exec(script);
       } catch (error) {
         throw translate(error);
       }
+    },
+    end: () => {
+      ended = true;
     },
   };
 }
@@ -79,10 +89,25 @@ export async function openLockedEmbeddedStore(
     throw error;
   }
 
-  const top = queryable(db);
+  const statements = statementCache(db);
+  try {
+    await db.exec(EMBEDDED_SESSION_SQL);
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    lock?.release();
+    throw error;
+  }
+  const top = queryable(db, statements);
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     try {
-      return await db.transaction(async (tx) => fn(queryable(tx)));
+      return await db.transaction(async (tx) => {
+        const q = queryable(db, statements, tx);
+        try {
+          return await fn(q);
+        } finally {
+          q.end();
+        }
+      });
     } catch (error) {
       throw translate(error);
     }

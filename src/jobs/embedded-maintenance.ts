@@ -2,30 +2,170 @@ import type { Queryable, Store } from '../db/store.ts';
 import type { Job } from './job-runner.ts';
 
 /**
- * PGlite has no autovacuum. Without this job the embedded store's queue tables would keep every
- * dead row version their updates leave behind, and the planner would never get statistics for
- * any table (a claim then sorts every due delivery instead of reading the due index in order; a
- * GET by id walks the merchant's payments index instead of probing the primary key: measured in
- * docs/benchmarks.md, issue 27, third session). Every minute it:
+ * PGlite has no autovacuum. This job is the embedded store's autovacuum: every minute it asks the
+ * cumulative statistics which of our tables PostgreSQL's autovacuum would vacuum or analyse now,
+ * by autovacuum's own rule and settings (`relation_needs_vacanalyze` in PostgreSQL's
+ * autovacuum.c; the per-table settings of migration 0010 for the queue tables included), and does
+ * exactly that. Without it the queue tables would keep every dead row version their updates leave
+ * behind, and the planner would have no statistics for any table (a claim then sorts every due
+ * delivery instead of reading the due index in order; a GET by id walks the merchant's payments
+ * index instead of probing the primary key: docs/benchmarks.md, issue 27, third session).
  *
- *  - vacuums and analyses the tables that churn (CHURNING_TABLES);
- *  - analyses every other table that changed by more than PostgreSQL's own autoanalyze threshold
- *    since its last ANALYZE (50 rows + 10 % of its rows: `autovacuum_analyze_threshold` and
- *    `autovacuum_analyze_scale_factor`), read from the cumulative statistics. So a growing table
- *    is analysed at geometric intervals, as on PostgreSQL, and a table that does not change is
- *    never read again.
+ * PGlite runs on one database thread and every request waits while it vacuums or analyses, so a
+ * table is touched only when its changes call for it (a quiet store costs one statistics read a
+ * minute; before, the queue tables were vacuumed and analysed every minute whatever happened:
+ * 320 ms a minute with 60,000 deliveries kept), and ANALYZE samples 3,000 rows instead of 30,000
+ * (statistics that pick indexes need no more: ANALYZE of 60,000 deliveries 247 ms at the default
+ * target, 29 ms at 10; docs/benchmarks.md, issue 27, fourth session).
  *
- * PostgreSQL does the same by itself (autovacuum, tuned for the queue tables in migration 0010),
- * so this job runs on the embedded store only.
+ * PostgreSQL does all this itself, so the job runs on the embedded store only.
  */
-export const CHURNING_TABLES = ['webhook_deliveries', 'webhook_fanout_queue', 'provider_notifications'] as const;
 
-/** PostgreSQL's defaults for autoanalyze: a table is due after this many changed rows … */
-const ANALYZE_THRESHOLD_ROWS = 50;
-/** … plus this share of its rows. */
-const ANALYZE_SCALE_FACTOR = 0.1;
-/** The statistics target of those ANALYZEs (PostgreSQL's default is 100: 30,000 rows sampled). */
+/** The statistics target of the job's ANALYZEs (PostgreSQL's default is 100: 30,000 rows sampled). */
 const ANALYZE_STATISTICS_TARGET = 10;
+
+/** One table's numbers, as autovacuum reads them (settings: the table's own, else the server's). */
+export interface TableActivity {
+  /** pg_class.reltuples: -1 for a table never vacuumed or analysed. */
+  reltuples: number;
+  deadTuples: number;
+  modifiedSinceAnalyze: number;
+  insertedSinceVacuum: number;
+  /** age(relfrozenxid): transactions since the table's oldest unfrozen row. */
+  xidAge: number;
+  /** mxid_age(relminmxid): the same for multixacts (row locks shared by several transactions). */
+  multixactAge: number;
+  settings: {
+    enabled: boolean;
+    vacuumThreshold: number;
+    vacuumScaleFactor: number;
+    /** PostgreSQL 18: the dead-row threshold never exceeds this (-1: no cap). */
+    vacuumMaxThreshold: number;
+    /** -1: inserts never cause a vacuum. */
+    insertThreshold: number;
+    insertScaleFactor: number;
+    analyzeThreshold: number;
+    analyzeScaleFactor: number;
+    freezeMaxAge: number;
+    multixactFreezeMaxAge: number;
+  };
+}
+
+/**
+ * Autovacuum's decision for one table (PostgreSQL 13 and later): vacuum when the dead rows or the
+ * rows inserted since the last vacuum pass their thresholds, or — whatever the settings say — when
+ * the oldest unfrozen row is older than `autovacuum_freeze_max_age` (or its multixact twin), so
+ * that transaction ids never wrap around (PostgreSQL stops accepting writes before they do);
+ * analyse when the rows changed since the last ANALYZE pass theirs. A threshold is `base + scale
+ * factor × rows`; the dead-row one is capped by `autovacuum_vacuum_max_threshold` (PostgreSQL 18).
+ */
+export function maintenanceDue(t: TableActivity): { vacuum: boolean; analyze: boolean } {
+  const s = t.settings;
+  const rows = Math.max(t.reltuples, 0);
+  const wraparound = t.xidAge > s.freezeMaxAge || t.multixactAge > s.multixactFreezeMaxAge;
+  const scaled = s.vacuumThreshold + s.vacuumScaleFactor * rows;
+  const deadThreshold = s.vacuumMaxThreshold >= 0 ? Math.min(scaled, s.vacuumMaxThreshold) : scaled;
+  if (!s.enabled) return { vacuum: wraparound, analyze: false };
+  const vacuum =
+    wraparound ||
+    t.deadTuples > deadThreshold ||
+    (s.insertThreshold >= 0 && t.insertedSinceVacuum > s.insertThreshold + s.insertScaleFactor * rows);
+  return { vacuum, analyze: t.modifiedSinceAnalyze > s.analyzeThreshold + s.analyzeScaleFactor * rows };
+}
+
+/** A table's own autovacuum setting (its reloptions), else the server's. */
+const setting = (name: string, otherwise = `current_setting('${name}')`) =>
+  `coalesce((SELECT split_part(o, '=', 2) FROM unnest(c.reloptions) AS o WHERE split_part(o, '=', 1) = '${name}'),
+            ${otherwise})`;
+
+const ACTIVITY_SQL = `SELECT s.relname, c.reltuples::float8 AS reltuples, s.n_dead_tup::float8 AS dead,
+    s.n_mod_since_analyze::float8 AS modified, s.n_ins_since_vacuum::float8 AS inserted, age(c.relfrozenxid)::float8 AS xid_age,
+    mxid_age(c.relminmxid)::float8 AS multixact_age,
+    ${setting('autovacuum_enabled', "'true'")}::boolean AS enabled,
+    ${setting('autovacuum_vacuum_threshold')}::float8 AS vacuum_threshold,
+    ${setting('autovacuum_vacuum_scale_factor')}::float8 AS vacuum_scale_factor,
+    ${setting('autovacuum_vacuum_max_threshold', "coalesce(current_setting('autovacuum_vacuum_max_threshold', true), '-1')")}::float8 AS vacuum_max_threshold,
+    ${setting('autovacuum_vacuum_insert_threshold')}::float8 AS insert_threshold,
+    ${setting('autovacuum_vacuum_insert_scale_factor')}::float8 AS insert_scale_factor,
+    ${setting('autovacuum_analyze_threshold')}::float8 AS analyze_threshold,
+    ${setting('autovacuum_analyze_scale_factor')}::float8 AS analyze_scale_factor,
+    ${setting('autovacuum_freeze_max_age')}::float8 AS freeze_max_age,
+    ${setting('autovacuum_multixact_freeze_max_age')}::float8 AS multixact_freeze_max_age
+  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+  WHERE s.schemaname = current_schema()
+  ORDER BY s.relname`;
+
+interface ActivityRow extends Record<string, unknown> {
+  relname: string;
+  reltuples: number;
+  dead: number;
+  modified: number;
+  inserted: number;
+  xid_age: number;
+  multixact_age: number;
+  enabled: boolean;
+  vacuum_threshold: number;
+  vacuum_scale_factor: number;
+  vacuum_max_threshold: number;
+  insert_threshold: number;
+  insert_scale_factor: number;
+  analyze_threshold: number;
+  analyze_scale_factor: number;
+  freeze_max_age: number;
+  multixact_freeze_max_age: number;
+}
+
+/** What one pass did: the tables vacuumed and the tables analysed. */
+export interface MaintenancePass {
+  vacuumed: string[];
+  analysed: string[];
+}
+
+/**
+ * One pass: reads every table's activity (after asking the backend to publish its statistics,
+ * which it otherwise does when idle, at most once a second: a change it misses is seen next
+ * pass), then vacuums and analyses what is due, the vacuum first (it refreshes the row count the
+ * next thresholds scale with).
+ */
+export async function maintainTables(q: Queryable): Promise<MaintenancePass> {
+  await q.query('SELECT pg_stat_force_next_flush()');
+  const rows = await q.query<ActivityRow>(ACTIVITY_SQL);
+  const pass: MaintenancePass = { vacuumed: [], analysed: [] };
+  for (const r of rows) {
+    const due = maintenanceDue({
+      reltuples: r.reltuples,
+      deadTuples: r.dead,
+      modifiedSinceAnalyze: r.modified,
+      insertedSinceVacuum: r.inserted,
+      xidAge: r.xid_age,
+      multixactAge: r.multixact_age,
+      settings: {
+        enabled: r.enabled,
+        vacuumThreshold: r.vacuum_threshold,
+        vacuumScaleFactor: r.vacuum_scale_factor,
+        vacuumMaxThreshold: r.vacuum_max_threshold,
+        insertThreshold: r.insert_threshold,
+        insertScaleFactor: r.insert_scale_factor,
+        analyzeThreshold: r.analyze_threshold,
+        analyzeScaleFactor: r.analyze_scale_factor,
+        freezeMaxAge: r.freeze_max_age,
+        multixactFreezeMaxAge: r.multixact_freeze_max_age,
+      },
+    });
+    const table = `"${r.relname.replaceAll('"', '""')}"`;
+    if (due.vacuum) {
+      await q.exec(`VACUUM ${table}`);
+      pass.vacuumed.push(r.relname);
+    }
+    if (due.analyze) {
+      // `SET LOCAL` ends with the script's implicit transaction (VACUUM cannot run in one: it is
+      // a statement of its own above).
+      await q.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}; ANALYZE ${table}`);
+      pass.analysed.push(r.relname);
+    }
+  }
+  return pass;
+}
 
 export function embeddedMaintenanceJob(deps: { store: Store }): Job {
   return {
@@ -33,35 +173,8 @@ export function embeddedMaintenanceJob(deps: { store: Store }): Job {
     intervalMs: 60_000,
     batchSize: Number.MAX_SAFE_INTEGER, // never a "full batch": one pass per tick
     async run() {
-      for (const table of CHURNING_TABLES) await deps.store.exec(`VACUUM (ANALYZE) ${table}`);
-      const analysed = await analyzeChangedTables(deps.store);
-      return CHURNING_TABLES.length + analysed.length;
+      const pass = await maintainTables(deps.store);
+      return new Set([...pass.vacuumed, ...pass.analysed]).size;
     },
   };
-}
-
-/**
- * ANALYZE of every table (of ours, other than the churning ones) whose rows changed past the
- * autoanalyze threshold since its last ANALYZE; returns their names. The counts come from the
- * cumulative statistics, which a backend publishes when idle (at most once a second): the flush
- * is asked for first, and a change it misses is seen on the next tick.
- */
-async function analyzeChangedTables(q: Queryable): Promise<string[]> {
-  await q.query('SELECT pg_stat_force_next_flush()');
-  const rows = await q.query<{ relname: string }>(
-    `SELECT relname FROM pg_stat_user_tables
-     WHERE schemaname = current_schema() AND NOT (relname = ANY($1::text[]))
-       AND n_mod_since_analyze > $2::float8 + $3::float8 * greatest(n_live_tup, 0)
-     ORDER BY relname`,
-    [[...CHURNING_TABLES], ANALYZE_THRESHOLD_ROWS, ANALYZE_SCALE_FACTOR],
-  );
-  const tables = rows.map((r) => r.relname);
-  // With a sample of 3,000 rows instead of 30,000: PGlite analyses on the database thread, so every
-  // request waits meanwhile (ANALYZE of 100,000 payments: 288 ms at the default target, 22 ms at
-  // 10), and these statistics only have to pick indexes. `SET LOCAL` ends with the script's
-  // implicit transaction.
-  for (const table of tables) {
-    await q.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}; ANALYZE "${table.replaceAll('"', '""')}"`);
-  }
-  return tables;
 }
