@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { perOperation, postgresPids, startCpuWindow } from './lib/cpu.ts';
 import { runLoad } from './lib/load.ts';
 import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
 import { auth, type CreatedSample, createRequests, getRequests } from './scenarios.ts';
@@ -44,6 +45,13 @@ try {
   // paced load counts that delay against the server.
   const clientLag = monitorEventLoopDelay({ resolution: 5 });
   clientLag.enable();
+  // Where the cycles of the window went: at a fixed offered rate, the server's CPU per request
+  // compares two builds more steadily than a closed-loop rate on a noisy machine.
+  const cpu = startCpuWindow({
+    server: () => [store.server.pid],
+    ...(store.providers === undefined ? {} : { providers: () => [(store.providers as { pid: number }).pid] }),
+    ...(values.store === 'postgres' ? { postgres: postgresPids } : {}),
+  });
   await runLoad({
     url: store.server.url,
     connections: 32,
@@ -53,6 +61,7 @@ try {
     onSample: (due, ms) => samples.push({ due, ms }),
   });
   clientLag.disable();
+  const spent = cpu.stop();
   console.log(
     `load generator event-loop delay: p50 ${(clientLag.percentile(50) / 1e6).toFixed(1)} p99 ${(clientLag.percentile(99) / 1e6).toFixed(1)} max ${(clientLag.max / 1e6).toFixed(1)} ms`,
   );
@@ -66,6 +75,12 @@ try {
       .join('; '),
   );
   console.log(`server output ${store.server.output().length} bytes`);
+  console.log(
+    'cpu ms per request:',
+    Object.entries(perOperation(spent, samples.length))
+      .map(([name, ms]) => `${name} ${ms}`)
+      .join(', '),
+  );
   console.log(
     `${samples.length} ${values.scenario} at ${values.rate}/s: p50 ${q(0.5)} p90 ${q(0.9)} p99 ${q(0.99)} max ${q(0.9999)} ms`,
   );
