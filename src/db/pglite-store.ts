@@ -97,7 +97,7 @@ export async function openLockedEmbeddedStore(
     lock?.release();
     throw error;
   }
-  const top = queryable(db, statements);
+  const { query, exec } = queryable(db, statements);
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     try {
       return await db.transaction(async (tx) => {
@@ -112,7 +112,7 @@ export async function openLockedEmbeddedStore(
       throw translate(error);
     }
   }
-  const connection: Connection = { ...top, transaction };
+  const connection: Connection = { query, exec, transaction };
 
   return {
     ...embeddedStoreOf(connection, async () => {
