@@ -12,7 +12,9 @@ import type { Row } from './store.ts';
  * The plans do not change: the session runs with `plan_cache_mode = force_custom_plan`
  * (EMBEDDED_SESSION_SQL), so every execution is planned for its own parameter values, exactly as an
  * unnamed statement is — the queue-index decisions (0013, 0024) rest on such plans. What is saved
- * is parsing, analysis and the round trips.
+ * is parsing, analysis and the round trips. The setting is the session's, so PostgreSQL's own
+ * cached statements (foreign-key checks, PL/pgSQL triggers) are planned on every run too: a cost
+ * decision 0025 records, with the next step (a choice per statement).
  *
  * Parameters are serialised and rows parsed by PGlite's own serialisers and parsers for the types
  * the backend reports, as its `query()` does. The cache is bounded (least recently used first
