@@ -47,9 +47,10 @@ try {
   clientLag.enable();
   // Where the cycles of the window went: at a fixed offered rate, the server's CPU per request
   // compares two builds more steadily than a closed-loop rate on a noisy machine.
+  const providers = store.providers;
   const cpu = startCpuWindow({
     server: () => [store.server.pid],
-    ...(store.providers === undefined ? {} : { providers: () => [(store.providers as { pid: number }).pid] }),
+    ...(providers === undefined ? {} : { providers: () => [providers.pid] }),
     ...(values.store === 'postgres' ? { postgres: postgresPids } : {}),
   });
   await runLoad({

@@ -10,7 +10,7 @@ import type { Row } from './store.ts';
  * Bind + Describe + Execute + Sync. Measured on a GET by id: 0.43–0.57 ms → 0.17–0.23 ms.
  *
  * The plans do not change: the session runs with `plan_cache_mode = force_custom_plan`
- * (EMBEDDED_SESSION_SQL), so every execution is planned for its own parameter values, exactly as an
+ * (EMBEDDED_SESSION_PARAMS), so every execution is planned for its own parameter values, exactly as an
  * unnamed statement is — the queue-index decisions (0013, 0024) rest on such plans. What is saved
  * is parsing, analysis and the round trips. The setting is the session's, so PostgreSQL's own
  * cached statements (foreign-key checks, PL/pgSQL triggers) are planned on every run too: a cost
@@ -22,24 +22,14 @@ import type { Row } from './store.ts';
  * number of filters) cannot grow it without end.
  */
 
-/** The embedded session's settings that the statement cache relies on (run once at open). */
-export const EMBEDDED_SESSION_SQL = 'SET plan_cache_mode = force_custom_plan';
+/** The embedded session's settings that the statement cache relies on (PGlite's start parameters). */
+export const EMBEDDED_SESSION_PARAMS: readonly string[] = ['-c', 'plan_cache_mode=force_custom_plan'];
 
 const MAX_STATEMENTS = 256;
 
 interface Prepared {
   name: string;
   paramTypes: number[];
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 export interface StatementCache {
@@ -62,7 +52,7 @@ export function statementCache(db: PGlite): StatementCache {
     const name = `tributary_${next++}`;
     const closing = toClose.splice(0).map((closed) => serialize.close({ type: 'S', name: closed }));
     const { messages } = await db.execProtocol(
-      concat([...closing, serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]),
+      Buffer.concat([...closing, serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]),
     );
     const prepared = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
     statements.set(text, prepared);
@@ -92,7 +82,7 @@ export function statementCache(db: PGlite): StatementCache {
         return serializer === undefined ? String(value) : serializer(value);
       });
       const { messages } = await db.execProtocol(
-        concat([
+        Buffer.concat([
           serialize.bind({ statement: prepared.name, values }),
           serialize.describe({ type: 'P' }),
           serialize.execute({}),

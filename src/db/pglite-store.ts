@@ -3,7 +3,7 @@ import { copyDataDir } from './backup/data-dir-copy.ts';
 import { isStoreUnavailable, StoreUnavailableError } from './db-errors.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { DURABLE_START_PARAMS, DurableNodeFS } from './durable-node-fs.ts';
-import { EMBEDDED_SESSION_SQL, type StatementCache, statementCache } from './pglite-statements.ts';
+import { EMBEDDED_SESSION_PARAMS, type StatementCache, statementCache } from './pglite-statements.ts';
 import type { Connection, Queryable, Row, Store } from './store.ts';
 
 export interface EmbeddedStoreOptions {
@@ -80,7 +80,8 @@ export async function openLockedEmbeddedStore(
   const fs = options.dataDir === undefined ? undefined : new DurableNodeFS(options.dataDir);
   try {
     db = await PGlite.create({
-      ...(fs === undefined ? {} : { fs, startParams: [...DURABLE_START_PARAMS] }),
+      ...(fs === undefined ? {} : { fs }),
+      startParams: [...(fs === undefined ? PGlite.defaultStartParams : DURABLE_START_PARAMS), ...EMBEDDED_SESSION_PARAMS],
       ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
       parsers: { 20: (value: string) => BigInt(value) },
     });
@@ -90,13 +91,6 @@ export async function openLockedEmbeddedStore(
   }
 
   const statements = statementCache(db);
-  try {
-    await db.exec(EMBEDDED_SESSION_SQL);
-  } catch (error) {
-    await db.close().catch(() => undefined);
-    lock?.release();
-    throw error;
-  }
   const { query, exec } = queryable(db, statements);
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     try {

@@ -24,8 +24,11 @@ import type { Job } from './job-runner.ts';
 /** The statistics target of the job's ANALYZEs (PostgreSQL's default is 100: 30,000 rows sampled). */
 const ANALYZE_STATISTICS_TARGET = 10;
 
-/** One table's numbers, as autovacuum reads them (settings: the table's own, else the server's). */
-export interface TableActivity {
+/**
+ * One table's numbers and settings as autovacuum reads them (a setting is the table's own, from its
+ * reloptions, else the server's); ACTIVITY_SQL returns exactly this shape.
+ */
+export interface TableActivity extends Record<string, unknown> {
   /** pg_class.reltuples: -1 for a table never vacuumed or analysed. */
   reltuples: number;
   deadTuples: number;
@@ -35,20 +38,18 @@ export interface TableActivity {
   xidAge: number;
   /** mxid_age(relminmxid): the same for multixacts (row locks shared by several transactions). */
   multixactAge: number;
-  settings: {
-    enabled: boolean;
-    vacuumThreshold: number;
-    vacuumScaleFactor: number;
-    /** PostgreSQL 18: the dead-row threshold never exceeds this (-1: no cap). */
-    vacuumMaxThreshold: number;
-    /** -1: inserts never cause a vacuum. */
-    insertThreshold: number;
-    insertScaleFactor: number;
-    analyzeThreshold: number;
-    analyzeScaleFactor: number;
-    freezeMaxAge: number;
-    multixactFreezeMaxAge: number;
-  };
+  enabled: boolean;
+  vacuumThreshold: number;
+  vacuumScaleFactor: number;
+  /** PostgreSQL 18: the dead-row threshold never exceeds this (-1: no cap). */
+  vacuumMaxThreshold: number;
+  /** -1: inserts never cause a vacuum. */
+  insertThreshold: number;
+  insertScaleFactor: number;
+  analyzeThreshold: number;
+  analyzeScaleFactor: number;
+  freezeMaxAge: number;
+  multixactFreezeMaxAge: number;
 }
 
 /**
@@ -60,17 +61,16 @@ export interface TableActivity {
  * factor × rows`; the dead-row one is capped by `autovacuum_vacuum_max_threshold` (PostgreSQL 18).
  */
 export function maintenanceDue(t: TableActivity): { vacuum: boolean; analyze: boolean } {
-  const s = t.settings;
   const rows = Math.max(t.reltuples, 0);
-  const wraparound = t.xidAge > s.freezeMaxAge || t.multixactAge > s.multixactFreezeMaxAge;
-  const scaled = s.vacuumThreshold + s.vacuumScaleFactor * rows;
-  const deadThreshold = s.vacuumMaxThreshold >= 0 ? Math.min(scaled, s.vacuumMaxThreshold) : scaled;
-  if (!s.enabled) return { vacuum: wraparound, analyze: false };
+  const wraparound = t.xidAge > t.freezeMaxAge || t.multixactAge > t.multixactFreezeMaxAge;
+  const scaled = t.vacuumThreshold + t.vacuumScaleFactor * rows;
+  const deadThreshold = t.vacuumMaxThreshold >= 0 ? Math.min(scaled, t.vacuumMaxThreshold) : scaled;
+  if (!t.enabled) return { vacuum: wraparound, analyze: false };
   const vacuum =
     wraparound ||
     t.deadTuples > deadThreshold ||
-    (s.insertThreshold >= 0 && t.insertedSinceVacuum > s.insertThreshold + s.insertScaleFactor * rows);
-  return { vacuum, analyze: t.modifiedSinceAnalyze > s.analyzeThreshold + s.analyzeScaleFactor * rows };
+    (t.insertThreshold >= 0 && t.insertedSinceVacuum > t.insertThreshold + t.insertScaleFactor * rows);
+  return { vacuum, analyze: t.modifiedSinceAnalyze > t.analyzeThreshold + t.analyzeScaleFactor * rows };
 }
 
 /** A table's own autovacuum setting (its reloptions), else the server's. */
@@ -78,42 +78,22 @@ const setting = (name: string, otherwise = `current_setting('${name}')`) =>
   `coalesce((SELECT split_part(o, '=', 2) FROM unnest(c.reloptions) AS o WHERE split_part(o, '=', 1) = '${name}'),
             ${otherwise})`;
 
-const ACTIVITY_SQL = `SELECT s.relname, c.reltuples::float8 AS reltuples, s.n_dead_tup::float8 AS dead,
-    s.n_mod_since_analyze::float8 AS modified, s.n_ins_since_vacuum::float8 AS inserted, age(c.relfrozenxid)::float8 AS xid_age,
-    mxid_age(c.relminmxid)::float8 AS multixact_age,
+const ACTIVITY_SQL = `SELECT s.relname, c.reltuples::float8 AS reltuples, s.n_dead_tup::float8 AS "deadTuples",
+    s.n_mod_since_analyze::float8 AS "modifiedSinceAnalyze", s.n_ins_since_vacuum::float8 AS "insertedSinceVacuum",
+    age(c.relfrozenxid)::float8 AS "xidAge", mxid_age(c.relminmxid)::float8 AS "multixactAge",
     ${setting('autovacuum_enabled', "'true'")}::boolean AS enabled,
-    ${setting('autovacuum_vacuum_threshold')}::float8 AS vacuum_threshold,
-    ${setting('autovacuum_vacuum_scale_factor')}::float8 AS vacuum_scale_factor,
-    ${setting('autovacuum_vacuum_max_threshold', "coalesce(current_setting('autovacuum_vacuum_max_threshold', true), '-1')")}::float8 AS vacuum_max_threshold,
-    ${setting('autovacuum_vacuum_insert_threshold')}::float8 AS insert_threshold,
-    ${setting('autovacuum_vacuum_insert_scale_factor')}::float8 AS insert_scale_factor,
-    ${setting('autovacuum_analyze_threshold')}::float8 AS analyze_threshold,
-    ${setting('autovacuum_analyze_scale_factor')}::float8 AS analyze_scale_factor,
-    ${setting('autovacuum_freeze_max_age')}::float8 AS freeze_max_age,
-    ${setting('autovacuum_multixact_freeze_max_age')}::float8 AS multixact_freeze_max_age
+    ${setting('autovacuum_vacuum_threshold')}::float8 AS "vacuumThreshold",
+    ${setting('autovacuum_vacuum_scale_factor')}::float8 AS "vacuumScaleFactor",
+    ${setting('autovacuum_vacuum_max_threshold', "coalesce(current_setting('autovacuum_vacuum_max_threshold', true), '-1')")}::float8 AS "vacuumMaxThreshold",
+    ${setting('autovacuum_vacuum_insert_threshold')}::float8 AS "insertThreshold",
+    ${setting('autovacuum_vacuum_insert_scale_factor')}::float8 AS "insertScaleFactor",
+    ${setting('autovacuum_analyze_threshold')}::float8 AS "analyzeThreshold",
+    ${setting('autovacuum_analyze_scale_factor')}::float8 AS "analyzeScaleFactor",
+    ${setting('autovacuum_freeze_max_age')}::float8 AS "freezeMaxAge",
+    ${setting('autovacuum_multixact_freeze_max_age')}::float8 AS "multixactFreezeMaxAge"
   FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
   WHERE s.schemaname = current_schema()
   ORDER BY s.relname`;
-
-interface ActivityRow extends Record<string, unknown> {
-  relname: string;
-  reltuples: number;
-  dead: number;
-  modified: number;
-  inserted: number;
-  xid_age: number;
-  multixact_age: number;
-  enabled: boolean;
-  vacuum_threshold: number;
-  vacuum_scale_factor: number;
-  vacuum_max_threshold: number;
-  insert_threshold: number;
-  insert_scale_factor: number;
-  analyze_threshold: number;
-  analyze_scale_factor: number;
-  freeze_max_age: number;
-  multixact_freeze_max_age: number;
-}
 
 /** What one pass did: the tables vacuumed and the tables analysed. */
 export interface MaintenancePass {
@@ -129,29 +109,10 @@ export interface MaintenancePass {
  */
 export async function maintainTables(q: Queryable): Promise<MaintenancePass> {
   await q.query('SELECT pg_stat_force_next_flush()');
-  const rows = await q.query<ActivityRow>(ACTIVITY_SQL);
+  const rows = await q.query<TableActivity & { relname: string }>(ACTIVITY_SQL);
   const pass: MaintenancePass = { vacuumed: [], analysed: [] };
   for (const r of rows) {
-    const due = maintenanceDue({
-      reltuples: r.reltuples,
-      deadTuples: r.dead,
-      modifiedSinceAnalyze: r.modified,
-      insertedSinceVacuum: r.inserted,
-      xidAge: r.xid_age,
-      multixactAge: r.multixact_age,
-      settings: {
-        enabled: r.enabled,
-        vacuumThreshold: r.vacuum_threshold,
-        vacuumScaleFactor: r.vacuum_scale_factor,
-        vacuumMaxThreshold: r.vacuum_max_threshold,
-        insertThreshold: r.insert_threshold,
-        insertScaleFactor: r.insert_scale_factor,
-        analyzeThreshold: r.analyze_threshold,
-        analyzeScaleFactor: r.analyze_scale_factor,
-        freezeMaxAge: r.freeze_max_age,
-        multixactFreezeMaxAge: r.multixact_freeze_max_age,
-      },
-    });
+    const due = maintenanceDue(r);
     const table = `"${r.relname.replaceAll('"', '""')}"`;
     if (due.vacuum) {
       await q.exec(`VACUUM ${table}`);

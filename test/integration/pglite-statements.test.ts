@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
-import { EMBEDDED_SESSION_SQL, type StatementCache, statementCache } from '../../src/db/pglite-statements.ts';
+import { EMBEDDED_SESSION_PARAMS, type StatementCache, statementCache } from '../../src/db/pglite-statements.ts';
 import { openEmbeddedStore } from '../../src/db/pglite-store.ts';
 import type { Store } from '../../src/db/store.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
@@ -16,9 +16,13 @@ describe('PGlite prepared statements', { skip: TEST_STORE === 'postgres' ? 'the 
   const run = (text: string, params?: unknown[]) => db._runExclusiveQuery(() => cache.run(text, params));
 
   before(async () => {
-    db = await PGlite.create({ parsers: { 20: (value: string) => BigInt(value) } });
-    await db.exec(`${EMBEDDED_SESSION_SQL};
-        CREATE TABLE t (id text PRIMARY KEY, n bigint, at timestamptz, ok boolean, doc jsonb, tags text[], amounts int[], note text)`);
+    db = await PGlite.create({
+      parsers: { 20: (value: string) => BigInt(value) },
+      startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SESSION_PARAMS],
+    });
+    await db.exec(
+      `CREATE TABLE t (id text PRIMARY KEY, n bigint, at timestamptz, ok boolean, doc jsonb, tags text[], amounts int[], note text)`,
+    );
     cache = statementCache(db);
   });
   after(() => db.close());

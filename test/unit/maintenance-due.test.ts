@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { maintenanceDue, type TableActivity } from '../../src/jobs/embedded-maintenance.ts';
 
 /** PostgreSQL's defaults (PGlite's pg_settings), and a table where nothing happened. */
-const DEFAULTS: TableActivity['settings'] = {
+const DEFAULTS = {
   enabled: true,
   vacuumThreshold: 50,
   vacuumScaleFactor: 0.2,
@@ -14,7 +14,7 @@ const DEFAULTS: TableActivity['settings'] = {
   analyzeScaleFactor: 0.1,
   freezeMaxAge: 200_000_000,
   multixactFreezeMaxAge: 400_000_000,
-};
+} satisfies Partial<TableActivity>;
 const quiet: TableActivity = {
   reltuples: 10_000,
   deadTuples: 0,
@@ -22,10 +22,11 @@ const quiet: TableActivity = {
   insertedSinceVacuum: 0,
   xidAge: 1000,
   multixactAge: 0,
-  settings: DEFAULTS,
+  ...DEFAULTS,
 };
-const due = (change: Partial<TableActivity>, settings: Partial<TableActivity['settings']> = {}) =>
-  maintenanceDue({ ...quiet, ...change, settings: { ...DEFAULTS, ...settings } });
+/** The quiet table with `change` in its numbers and `settings` in its settings. */
+const due = (change: Partial<TableActivity>, settings: Partial<TableActivity> = {}) =>
+  maintenanceDue({ ...quiet, ...change, ...settings });
 
 /** The embedded store's autovacuum rule: PostgreSQL's relation_needs_vacanalyze (autovacuum.c). */
 describe('maintenanceDue: what autovacuum would do to one table', () => {
