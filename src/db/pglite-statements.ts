@@ -19,13 +19,17 @@ import type { Row } from './store.ts';
  * Parameters are serialised and rows parsed by PGlite's own serialisers and parsers for the types
  * the backend reports, as its `query()` does. The cache is bounded (least recently used first
  * out, its statement closed with the next Parse), so texts built per call (a list with a varying
- * number of filters) cannot grow it without end.
+ * number of filters) cannot grow it without end. If the session's prepared statements are dropped
+ * under the cache (`DEALLOCATE ALL`, `DISCARD ALL`; nothing in the service sends either), the cache
+ * forgets them all and prepares again.
  */
 
 /** The embedded session's settings that the statement cache relies on (PGlite's start parameters). */
 export const EMBEDDED_SESSION_PARAMS: readonly string[] = ['-c', 'plan_cache_mode=force_custom_plan'];
 
 const MAX_STATEMENTS = 256;
+/** SQLSTATE 26000, invalid_sql_statement_name: "prepared statement … does not exist". */
+const UNDEFINED_PREPARED_STATEMENT = '26000';
 
 interface Prepared {
   name: string;
@@ -66,30 +70,45 @@ export function statementCache(db: PGlite): StatementCache {
     return prepared;
   }
 
+  async function execute<T extends Row>(text: string, params: readonly unknown[] | undefined): Promise<T[]> {
+    let prepared = statements.get(text);
+    if (prepared === undefined) prepared = await prepare(text);
+    else {
+      statements.delete(text);
+      statements.set(text, prepared);
+    }
+    const types = prepared.paramTypes;
+    const values = (params ?? []).map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = db.serializers[types[i] as number];
+      return serializer === undefined ? String(value) : serializer(value);
+    });
+    const { messages } = await db.execProtocol(
+      Buffer.concat([
+        serialize.bind({ statement: prepared.name, values }),
+        serialize.describe({ type: 'P' }),
+        serialize.execute({}),
+        serialize.sync(),
+      ]),
+    );
+    return (parse.parseResults(messages, db.parsers, {}, undefined)[0]?.rows ?? []) as T[];
+  }
+
   return {
     async run<T extends Row>(text: string, params: readonly unknown[] | undefined): Promise<T[]> {
       await db._checkReady(); // "PGlite is closed", as its query() says
-      let prepared = statements.get(text);
-      if (prepared === undefined) prepared = await prepare(text);
-      else {
-        statements.delete(text);
-        statements.set(text, prepared);
+      try {
+        return await execute<T>(text, params);
+      } catch (error) {
+        if ((error as { code?: string }).code !== UNDEFINED_PREPARED_STATEMENT) throw error;
+        // Our statements were dropped under us (DEALLOCATE ALL, DISCARD ALL): forget every name.
+        // Outside a transaction nothing ran, so the statement is prepared again and run once more;
+        // inside one the transaction has failed, and the caller's rollback decides what happens.
+        statements.clear();
+        toClose.length = 0;
+        if (db.isInTransaction()) throw error;
+        return await execute<T>(text, params);
       }
-      const types = prepared.paramTypes;
-      const values = (params ?? []).map((value, i) => {
-        if (value === null || value === undefined) return null;
-        const serializer = db.serializers[types[i] as number];
-        return serializer === undefined ? String(value) : serializer(value);
-      });
-      const { messages } = await db.execProtocol(
-        Buffer.concat([
-          serialize.bind({ statement: prepared.name, values }),
-          serialize.describe({ type: 'P' }),
-          serialize.execute({}),
-          serialize.sync(),
-        ]),
-      );
-      return (parse.parseResults(messages, db.parsers, {}, undefined)[0]?.rows ?? []) as T[];
     },
   };
 }

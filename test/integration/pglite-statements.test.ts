@@ -75,6 +75,24 @@ describe('PGlite prepared statements', { skip: TEST_STORE === 'postgres' ? 'the 
     assert.deepEqual(await run('SELECT 1 / $1::int AS q', [1]), [{ q: 1 }], 'the failed text runs again');
   });
 
+  it('prepares again when the session dropped its statements (DEALLOCATE ALL, DISCARD ALL)', async () => {
+    const text = 'SELECT count(*)::int AS n FROM t WHERE id <> $1';
+    const [before] = await run(text, ['none']);
+    for (const drop of ['DEALLOCATE ALL', 'DISCARD ALL']) {
+      await db.exec(drop);
+      assert.deepEqual(await run(text, ['none']), [before], `the same answer after ${drop}`);
+    }
+    assert.deepEqual(await run('SHOW plan_cache_mode'), [{ plan_cache_mode: 'force_custom_plan' }], 'DISCARD ALL keeps it');
+
+    // Inside a transaction the failed statement cannot be run again: the transaction has failed,
+    // the error reaches the caller, and after its rollback the text is prepared again.
+    await db.exec('BEGIN');
+    await db.exec('DEALLOCATE ALL');
+    await assert.rejects(run(text, ['none']), (error: { code?: string }) => error.code === '26000');
+    await db.exec('ROLLBACK');
+    assert.deepEqual(await run(text, ['none']), [before]);
+  });
+
   it('keeps at most 256 statements, closing the least recently used', async () => {
     const hot = 'SELECT $1::int + 0 AS hot';
     await run(hot, [1]);
