@@ -6,13 +6,14 @@ import type { Job } from './job-runner.ts';
  * cumulative statistics which of our tables PostgreSQL's autovacuum would vacuum or analyse now,
  * by autovacuum's own rule and settings (`relation_needs_vacanalyze` in PostgreSQL's
  * autovacuum.c; the per-table settings of migration 0010 for the queue tables included), and does
- * exactly that. Without it the queue tables would keep every dead row version their updates leave
+ * exactly that — and, as autovacuum does, vacuums the system catalogs before their transaction ids
+ * get old enough to wrap around. Without it the queue tables would keep every dead row version their updates leave
  * behind, and the planner would have no statistics for any table (a claim then sorts every due
  * delivery instead of reading the due index in order; a GET by id walks the merchant's payments
  * index instead of probing the primary key: docs/benchmarks.md, issue 27, third session).
  *
  * PGlite runs on one database thread and every request waits while it vacuums or analyses, so a
- * table is touched only when its changes call for it (a quiet store costs one statistics read a
+ * table is touched only when its changes call for it (a quiet store costs two catalog reads a
  * minute; before, the queue tables were vacuumed and analysed every minute whatever happened:
  * 320 ms a minute with 60,000 deliveries kept), and ANALYZE samples 3,000 rows instead of 30,000
  * (statistics that pick indexes need no more: ANALYZE of 60,000 deliveries 247 ms at the default
@@ -95,7 +96,19 @@ const ACTIVITY_SQL = `SELECT s.relname, c.reltuples::float8 AS reltuples, s.n_de
   WHERE s.schemaname = current_schema()
   ORDER BY s.relname`;
 
-/** What one pass did: the tables vacuumed and the tables analysed. */
+/**
+ * The system catalogs of our database that autovacuum would vacuum now to keep transaction ids
+ * from wrapping around (their rows, written by initdb and the migrations, are never frozen
+ * otherwise). Autovacuum vacuums catalogs for no other reason that matters here: their churn is
+ * the migrations'.
+ */
+const CATALOGS_DUE_SQL = `SELECT c.relname FROM pg_class c
+  WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind IN ('r', 'm')
+    AND (age(c.relfrozenxid)::float8 > current_setting('autovacuum_freeze_max_age')::float8
+      OR mxid_age(c.relminmxid)::float8 > current_setting('autovacuum_multixact_freeze_max_age')::float8)
+  ORDER BY c.relname`;
+
+/** What one pass did: the tables vacuumed (catalogs as `pg_catalog.name`) and the tables analysed. */
 export interface MaintenancePass {
   vacuumed: string[];
   analysed: string[];
@@ -105,7 +118,7 @@ export interface MaintenancePass {
  * One pass: reads every table's activity (after asking the backend to publish its statistics,
  * which it otherwise does when idle, at most once a second: a change it misses is seen next
  * pass), then vacuums and analyses what is due, the vacuum first (it refreshes the row count the
- * next thresholds scale with).
+ * next thresholds scale with); then vacuums the system catalogs that are due for it by age.
  */
 export async function maintainTables(q: Queryable): Promise<MaintenancePass> {
   await q.query('SELECT pg_stat_force_next_flush()');
@@ -124,6 +137,10 @@ export async function maintainTables(q: Queryable): Promise<MaintenancePass> {
       await q.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}; ANALYZE ${table}`);
       pass.analysed.push(r.relname);
     }
+  }
+  for (const { relname } of await q.query<{ relname: string }>(CATALOGS_DUE_SQL)) {
+    await q.exec(`VACUUM pg_catalog."${relname.replaceAll('"', '""')}"`);
+    pass.vacuumed.push(`pg_catalog.${relname}`);
   }
   return pass;
 }

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { PGlite } from '@electric-sql/pglite';
+import { EMBEDDED_SESSION_PARAMS } from '../../src/db/pglite-statements.ts';
+import type { Queryable, Row } from '../../src/db/store.ts';
 import { embeddedMaintenanceJob, maintainTables } from '../../src/jobs/embedded-maintenance.ts';
 import { findPaymentStatement } from '../../src/modules/payments/payment-repo.ts';
 import { insertPayments, type PlanNode, planOf, scansOf } from '../harness/query-plan.ts';
@@ -73,6 +76,43 @@ describe(
       ]);
       assert.deepEqual(await maintainTables(q), { vacuumed: ['payments'], analysed: ['payments'] });
       assert.equal((await stats())?.n_dead_tup, 0);
+    });
+
+    it('vacuums our tables and the system catalogs before their transaction ids get old enough to wrap around', async () => {
+      // autovacuum_freeze_max_age at the lowest PostgreSQL accepts (100,000; the default is 200
+      // million), then 110,000 transaction ids used up: one subtransaction with a write each.
+      const db = await PGlite.create({
+        startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SESSION_PARAMS, '-c', 'autovacuum_freeze_max_age=100000'],
+      });
+      try {
+        const q: Queryable = {
+          query: async <T extends Row>(text: string, params?: readonly unknown[]) =>
+            (await db.query<T>(text, params === undefined ? undefined : [...params])).rows,
+          exec: async (script: string) => {
+            await db.exec(script);
+          },
+        };
+        await db.exec('CREATE TABLE burn (i int)');
+        await db.exec(`DO $$ BEGIN FOR i IN 1..110000 LOOP
+            BEGIN INSERT INTO burn VALUES (i); EXCEPTION WHEN OTHERS THEN NULL; END;
+          END LOOP; END $$`);
+        const oldest = async (where: string) =>
+          (await q.query<{ age: number }>(`SELECT max(age(relfrozenxid))::int AS age FROM pg_class WHERE ${where}`))[0]?.age ?? 0;
+        const catalogs = `relnamespace = 'pg_catalog'::regnamespace AND relkind = 'r'`;
+        assert.ok((await oldest(catalogs)) > 100_000, 'the catalogs are past the limit');
+
+        const pass = await maintainTables(q);
+        assert.ok(pass.vacuumed.includes('burn'), `our table, by age: ${pass.vacuumed.join(', ')}`);
+        for (const catalog of ['pg_catalog.pg_class', 'pg_catalog.pg_attribute', 'pg_catalog.pg_database']) {
+          assert.ok(pass.vacuumed.includes(catalog), `${catalog} vacuumed`);
+        }
+        assert.ok((await oldest(catalogs)) < 100_000, 'every catalog frozen below the limit');
+        assert.ok((await oldest(`relname = 'burn'`)) < 100_000);
+        const again = await maintainTables(q);
+        assert.deepEqual(again.vacuumed, [], 'nothing is due again');
+      } finally {
+        await db.close();
+      }
     });
   },
 );
