@@ -13,7 +13,7 @@ import type { Job } from './job-runner.ts';
  * index instead of probing the primary key: docs/benchmarks.md, issue 27, third session).
  *
  * PGlite runs on one database thread and every request waits while it vacuums or analyses, so a
- * table is touched only when its changes call for it (a quiet store costs two catalog reads a
+ * table is touched only when its changes call for it (a quiet store costs one statistics read a
  * minute; before, the queue tables were vacuumed and analysed every minute whatever happened:
  * 320 ms a minute with 60,000 deliveries kept), and ANALYZE samples 3,000 rows instead of 30,000
  * (statistics that pick indexes need no more: ANALYZE of 60,000 deliveries 247 ms at the default
@@ -79,10 +79,21 @@ const setting = (name: string, otherwise = `current_setting('${name}')`) =>
   `coalesce((SELECT split_part(o, '=', 2) FROM unnest(c.reloptions) AS o WHERE split_part(o, '=', 1) = '${name}'),
             ${otherwise})`;
 
-const ACTIVITY_SQL = `SELECT s.relname, c.reltuples::float8 AS reltuples, s.n_dead_tup::float8 AS "deadTuples",
+/**
+ * Our tables, and the system catalogs of our database by age only: autovacuum also vacuums a
+ * catalog before its transaction ids get old enough to wrap around (its rows, written by initdb
+ * and the migrations, are never frozen otherwise), and the catalogs' other churn is the
+ * migrations'. So a catalog reads as a table whose autovacuum is disabled, for which the rule is
+ * exactly that. `name` is what the pass reports (catalogs as `pg_catalog.name`), `target` the
+ * quoted name its statements use.
+ */
+const ACTIVITY_SQL = `SELECT
+    CASE WHEN s.schemaname = 'pg_catalog' THEN 'pg_catalog.' || s.relname ELSE s.relname END AS name,
+    format('%I.%I', s.schemaname, s.relname) AS target,
+    c.reltuples::float8 AS reltuples, s.n_dead_tup::float8 AS "deadTuples",
     s.n_mod_since_analyze::float8 AS "modifiedSinceAnalyze", s.n_ins_since_vacuum::float8 AS "insertedSinceVacuum",
     age(c.relfrozenxid)::float8 AS "xidAge", mxid_age(c.relminmxid)::float8 AS "multixactAge",
-    ${setting('autovacuum_enabled', "'true'")}::boolean AS enabled,
+    s.schemaname <> 'pg_catalog' AND ${setting('autovacuum_enabled', "'true'")}::boolean AS enabled,
     ${setting('autovacuum_vacuum_threshold')}::float8 AS "vacuumThreshold",
     ${setting('autovacuum_vacuum_scale_factor')}::float8 AS "vacuumScaleFactor",
     ${setting('autovacuum_vacuum_max_threshold', "coalesce(current_setting('autovacuum_vacuum_max_threshold', true), '-1')")}::float8 AS "vacuumMaxThreshold",
@@ -92,21 +103,9 @@ const ACTIVITY_SQL = `SELECT s.relname, c.reltuples::float8 AS reltuples, s.n_de
     ${setting('autovacuum_analyze_scale_factor')}::float8 AS "analyzeScaleFactor",
     ${setting('autovacuum_freeze_max_age')}::float8 AS "freezeMaxAge",
     ${setting('autovacuum_multixact_freeze_max_age')}::float8 AS "multixactFreezeMaxAge"
-  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-  WHERE s.schemaname = current_schema()
-  ORDER BY s.relname`;
-
-/**
- * The system catalogs of our database that autovacuum would vacuum now to keep transaction ids
- * from wrapping around (their rows, written by initdb and the migrations, are never frozen
- * otherwise). Autovacuum vacuums catalogs for no other reason that matters here: their churn is
- * the migrations'.
- */
-const CATALOGS_DUE_SQL = `SELECT c.relname FROM pg_class c
-  WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind IN ('r', 'm')
-    AND (age(c.relfrozenxid)::float8 > current_setting('autovacuum_freeze_max_age')::float8
-      OR mxid_age(c.relminmxid)::float8 > current_setting('autovacuum_multixact_freeze_max_age')::float8)
-  ORDER BY c.relname`;
+  FROM pg_stat_all_tables s JOIN pg_class c ON c.oid = s.relid
+  WHERE s.schemaname IN (current_schema(), 'pg_catalog')
+  ORDER BY s.schemaname <> current_schema(), s.relname`;
 
 /** What one pass did: the tables vacuumed (catalogs as `pg_catalog.name`) and the tables analysed. */
 export interface MaintenancePass {
@@ -118,29 +117,24 @@ export interface MaintenancePass {
  * One pass: reads every table's activity (after asking the backend to publish its statistics,
  * which it otherwise does when idle, at most once a second: a change it misses is seen next
  * pass), then vacuums and analyses what is due, the vacuum first (it refreshes the row count the
- * next thresholds scale with); then vacuums the system catalogs that are due for it by age.
+ * next thresholds scale with). The system catalogs are read and vacuumed by age only (ACTIVITY_SQL).
  */
 export async function maintainTables(q: Queryable): Promise<MaintenancePass> {
   await q.query('SELECT pg_stat_force_next_flush()');
-  const rows = await q.query<TableActivity & { relname: string }>(ACTIVITY_SQL);
+  const rows = await q.query<TableActivity & { name: string; target: string }>(ACTIVITY_SQL);
   const pass: MaintenancePass = { vacuumed: [], analysed: [] };
   for (const r of rows) {
     const due = maintenanceDue(r);
-    const table = `"${r.relname.replaceAll('"', '""')}"`;
     if (due.vacuum) {
-      await q.exec(`VACUUM ${table}`);
-      pass.vacuumed.push(r.relname);
+      await q.exec(`VACUUM ${r.target}`);
+      pass.vacuumed.push(r.name);
     }
     if (due.analyze) {
       // `SET LOCAL` ends with the script's implicit transaction (VACUUM cannot run in one: it is
       // a statement of its own above).
-      await q.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}; ANALYZE ${table}`);
-      pass.analysed.push(r.relname);
+      await q.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}; ANALYZE ${r.target}`);
+      pass.analysed.push(r.name);
     }
-  }
-  for (const { relname } of await q.query<{ relname: string }>(CATALOGS_DUE_SQL)) {
-    await q.exec(`VACUUM pg_catalog."${relname.replaceAll('"', '""')}"`);
-    pass.vacuumed.push(`pg_catalog.${relname}`);
   }
   return pass;
 }
