@@ -20,10 +20,30 @@ export interface Row {
   note?: string;
   /** Open-loop rows: the rate offered (evenly paced); rps is what was answered. */
   offered_rps?: number;
+  /** Open-loop rows: the offered rate over what the service answered unpaced (closed loop) in the same run. */
+  offered_of_unpaced?: number;
   /** CPU milliseconds per operation by process group during the window (bench/lib/cpu.ts). */
   cpu_ms_per_op?: Record<string, number>;
-  /** The scenario did more than its ceiling by more than noise (NOISE_RATIO): the ceiling is not one. */
+  /**
+   * The scenario did more than its ceiling by more than noise (NOISE_RATIO): the ceiling is not one.
+   * After an alternated re-measurement (`alternated`), judged by its ratio instead of one window each.
+   */
   ceiling_exceeded?: boolean;
+  /** A scenario above its ceiling in one window, measured again beside it (measure.ts alternateIfAbove). */
+  alternated?: Alternated;
+}
+
+/** Alternated windows of a ceiling and its scenario: what each answered, in order, and their ratio. */
+export interface Alternated {
+  rounds: number;
+  seconds: number;
+  ceiling_rps: number[];
+  rps: number[];
+  /** Operations of the scenario's windows over the ceiling's, summed over the rounds. */
+  ratio: number;
+  /** CPU ms per operation of the ceiling's processes and of the service's (load generator excluded). */
+  ceiling_cpu_ms_per_op: number;
+  cpu_ms_per_op: number;
 }
 
 /** A scenario above its ceiling by more than this is reported as exceeding it (run-to-run noise). */
@@ -90,9 +110,25 @@ export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): v
   }
   for (const s of skipped) console.log(`${s.name.padEnd(20)} ${s.store.padEnd(storeWidth)} skipped: ${s.reason}`);
   for (const r of rows) {
+    const a = r.alternated;
+    const side =
+      a === undefined
+        ? ''
+        : ` alternated ${a.rounds} x ${a.seconds} s: ceiling ${a.ceiling_rps.join('/')}/s at ${a.ceiling_cpu_ms_per_op} cpu ms/op, ` +
+          `scenario ${a.rps.join('/')}/s at ${a.cpu_ms_per_op} cpu ms/op, ratio ${a.ratio};`;
     if (r.ceiling_exceeded === true) {
-      console.log(`! ${r.name} (${r.store}) exceeds its ceiling by more than noise (ratio ${r.ratio}): that ceiling is not one`);
+      console.log(
+        `! ${r.name} (${r.store}) exceeds its ceiling by more than noise (ratio ${r.ratio};${side}): that ceiling is not one`,
+      );
+    } else if (a !== undefined) {
+      console.log(`  ${r.name} (${r.store}) was ${r.ratio} of its ceiling in one window;${side} within noise`);
     }
+  }
+  for (const r of rows) {
+    if (r.offered_rps === undefined || r.offered_of_unpaced === undefined) continue;
+    console.log(
+      `${r.name} (${r.store}): offered ${r.offered_rps}/s, ${r.offered_of_unpaced} of what the service answered unpaced in this run`,
+    );
   }
   for (const r of rows) {
     if (r.cpu_ms_per_op === undefined) continue;
