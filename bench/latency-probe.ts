@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { perOperation, postgresPids, startCpuWindow } from './lib/cpu.ts';
 import { runLoad } from './lib/load.ts';
@@ -45,6 +45,13 @@ try {
   // paced load counts that delay against the server.
   const clientLag = monitorEventLoopDelay({ resolution: 5 });
   clientLag.enable();
+  // The load generator's own collections: a pause delays every request due during it.
+  const clientGc: { at: number; ms: number }[] = [];
+  const windowStart = performance.now();
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) clientGc.push({ at: e.startTime - windowStart, ms: e.duration });
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   // Where the cycles of the window went: at a fixed offered rate, the server's CPU per request
   // compares two builds more steadily than a closed-loop rate on a noisy machine.
   const providers = store.providers;
@@ -62,6 +69,12 @@ try {
     onSample: (due, ms) => samples.push({ due, ms }),
   });
   clientLag.disable();
+  gcObserver.disconnect();
+  const longGc = clientGc.filter((g) => g.ms >= 5);
+  console.log(
+    `load generator GC: ${clientGc.length} collections, ${clientGc.reduce((t, g) => t + g.ms, 0).toFixed(0)} ms; >= 5 ms at s:`,
+    longGc.map((g) => `${(g.at / 1000).toFixed(2)}:${g.ms.toFixed(0)}`).join(' '),
+  );
   const spent = cpu.stop();
   console.log(
     `load generator event-loop delay: p50 ${(clientLag.percentile(50) / 1e6).toFixed(1)} p99 ${(clientLag.percentile(99) / 1e6).toFixed(1)} max ${(clientLag.max / 1e6).toFixed(1)} ms`,
@@ -101,7 +114,20 @@ try {
         .join('; '),
     );
   }
-  console.log('slowest 1 % (due at s: ms):', slow.map((s) => `${(s.due / 1000).toFixed(2)}:${s.ms.toFixed(0)}`).join(' '));
+  // The slowest 1 % as clusters (answers due within 50 ms of the previous slow one): a stall and its backlog.
+  const clusters: { from: number; to: number; n: number; max: number }[] = [];
+  for (const x of slow) {
+    const last = clusters.at(-1);
+    if (last !== undefined && x.due - last.to <= 50) {
+      last.to = x.due;
+      last.n += 1;
+      last.max = Math.max(last.max, x.ms);
+    } else clusters.push({ from: x.due, to: x.due, n: 1, max: x.ms });
+  }
+  console.log(
+    'slowest 1 % as clusters (due from-to s, answers, max ms):',
+    clusters.map((c) => `${(c.from / 1000).toFixed(2)}-${(c.to / 1000).toFixed(2)} ${c.n} ${c.max.toFixed(0)}`).join('; '),
+  );
 } finally {
   await store.cleanup();
 }

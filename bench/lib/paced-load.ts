@@ -1,6 +1,6 @@
-import http from 'node:http';
+import net from 'node:net';
 import type autocannon from 'autocannon';
-import type { LoadOptions, LoadResult } from './load.ts';
+import type { LoadOptions, LoadRequest, LoadResult } from './load.ts';
 import { LatencyRecorder, windowSummary } from './stats.ts';
 
 /**
@@ -15,78 +15,261 @@ import { LatencyRecorder, windowSummary } from './stats.ts';
  * a burst of 150 at the top of every second (seen in the dispatch scenario: the fan-out found
  * nothing for ~800 ms, then ~90 events at once). A latency target at a stated rate means the rate
  * spread over the second.
+ *
+ * HTTP/1.1 keep-alive over `node:net` with its own small response reader, not `node:http`: the
+ * generator shares the machine's cores with the server and PostgreSQL, and every pause of its
+ * own (a collection, a busy loop) delays each request due meanwhile and is counted against the
+ * server. With `node:http` it collected ~6 times a second at 4,000 requests/s, 5–8 ms a time,
+ * and the slowest 1 % of a paced GET window came in clusters right after its longest collections
+ * (docs/benchmarks.md, issue 27's sixth session). This reader allocates a request's bytes and,
+ * only where a request reads its answer (`onResponse`), the body.
  */
 export async function runPacedLoad(options: LoadOptions & { rate: number }): Promise<LoadResult> {
   const expect = options.expect ?? ((s: number) => s >= 200 && s < 300);
   const base = new URL(Array.isArray(options.url) ? (options.url[0] ?? '') : options.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const host = base.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(base.port || 80);
+  const timeoutMs = (options.timeoutSeconds ?? 10) * 1000;
   const latencies = new LatencyRecorder();
   const statusCounts: Record<string, number> = {};
   let unexpected = 0;
   let failed = 0;
-  const inFlight = new Set<Promise<void>>();
+  let outstanding = 0;
+  let allSent = false;
+  let drained: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    drained = resolve;
+  });
   const intervalMs = 1000 / options.rate;
   const startMs = performance.now();
   const endMs = startMs + options.seconds * 1000;
-  let issued = 0;
-  let template = 0;
 
-  const send = (dueMs: number): Promise<void> => {
-    const spec = options.requests[template++ % options.requests.length];
-    if (spec === undefined) throw new Error('runPacedLoad: no requests');
-    const context: Record<string, unknown> = {};
-    const request = (spec.setupRequest?.({ ...spec } as autocannon.Request, context) ?? spec) as {
-      method?: string;
-      path?: string;
-      headers?: Record<string, string>;
-      body?: string | Buffer;
-    };
-    const body = request.body === undefined ? undefined : Buffer.from(request.body);
-    return new Promise<void>((resolve) => {
-      const req = http.request(
-        {
-          host: base.hostname,
-          port: base.port,
-          method: request.method ?? spec.method,
-          path: request.path ?? spec.path,
-          agent,
-          headers: { ...(request.headers ?? {}), ...(body === undefined ? {} : { 'content-length': String(body.length) }) },
-          timeout: (options.timeoutSeconds ?? 10) * 1000,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const status = res.statusCode ?? 0;
-            const latencyMs = performance.now() - dueMs;
-            latencies.record(latencyMs);
-            options.onSample?.(dueMs - startMs, latencyMs);
-            statusCounts[status] = (statusCounts[status] ?? 0) + 1;
-            if (!expect(status)) unexpected += 1;
-            spec.onResponse?.(status, Buffer.concat(chunks).toString('utf8'), context);
-            resolve();
-          });
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', () => {
-        failed += 1;
-        resolve();
-      });
-      req.end(body);
-    });
+  const settle = (p: Pending, status: number | null, body: string) => {
+    if (status === null) failed += 1;
+    else {
+      const latencyMs = performance.now() - p.dueMs;
+      latencies.record(latencyMs);
+      options.onSample?.(p.dueMs - startMs, latencyMs);
+      statusCounts[status] = (statusCounts[status] ?? 0) + 1;
+      if (!expect(status)) unexpected += 1;
+      p.spec.onResponse?.(status, body, p.context);
+    }
+    outstanding -= 1;
+    if (allSent && outstanding === 0) drained();
   };
 
-  const dueMs = () => startMs + issued * intervalMs;
-  while (dueMs() < endMs) {
-    // Everything due by now goes out now (a late timer sends the backlog at once, on schedule).
-    for (const now = performance.now(); dueMs() <= now && dueMs() < endMs; issued += 1) {
-      const p = send(dueMs()).finally(() => inFlight.delete(p));
-      inFlight.add(p);
+  const queue: Pending[] = [];
+  const idle: Connection[] = [];
+  const open = new Set<Connection>();
+  const pump = () => {
+    while (queue.length > 0) {
+      let c = idle.pop();
+      if (c === undefined) {
+        if (open.size >= options.connections) return;
+        c = new Connection(
+          host,
+          port,
+          settle,
+          (gone) => {
+            open.delete(gone);
+            const at = idle.indexOf(gone);
+            if (at >= 0) idle.splice(at, 1);
+            pump();
+          },
+          (free) => {
+            idle.push(free);
+            pump();
+          },
+        );
+        open.add(c);
+      }
+      c.send(queue.shift() as Pending);
     }
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(dueMs(), endMs) - performance.now())));
+  };
+  const sweep = setInterval(
+    () => {
+      const now = performance.now();
+      for (const c of open) c.expire(now, timeoutMs);
+    },
+    Math.max(10, Math.min(250, timeoutMs / 4)),
+  );
+
+  let issued = 0;
+  let template = 0;
+  const dueMs = () => startMs + issued * intervalMs;
+  try {
+    while (dueMs() < endMs) {
+      // Everything due by now goes out now (a late timer sends the backlog at once, on schedule).
+      for (const now = performance.now(); dueMs() <= now && dueMs() < endMs; issued += 1) {
+        const spec = options.requests[template++ % options.requests.length];
+        if (spec === undefined) throw new Error('runPacedLoad: no requests');
+        outstanding += 1;
+        queue.push(pending(spec, dueMs(), `${base.host}`));
+      }
+      pump();
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(dueMs(), endMs) - performance.now())));
+    }
+    allSent = true;
+    if (outstanding > 0) await done;
+  } finally {
+    clearInterval(sweep);
+    for (const c of open) c.close();
   }
-  await Promise.all([...inFlight]);
-  agent.destroy();
   return { ...windowSummary(latencies, options.seconds), errors: unexpected + failed, statusCounts };
+}
+
+interface Pending {
+  dueMs: number;
+  spec: LoadRequest;
+  context: Record<string, unknown>;
+  bytes: Buffer;
+}
+
+function pending(spec: LoadRequest, dueMs: number, hostHeader: string): Pending {
+  const context: Record<string, unknown> = {};
+  const request = (spec.setupRequest?.({ ...spec } as autocannon.Request, context) ?? spec) as {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+  };
+  const body = request.body === undefined ? undefined : Buffer.from(request.body);
+  let head = `${request.method ?? spec.method} ${request.path ?? spec.path} HTTP/1.1\r\nhost: ${hostHeader}\r\n`;
+  for (const [name, value] of Object.entries(request.headers ?? {})) head += `${name}: ${value}\r\n`;
+  head += body === undefined ? '\r\n' : `content-length: ${body.length}\r\n\r\n`;
+  const bytes = body === undefined ? Buffer.from(head, 'latin1') : Buffer.concat([Buffer.from(head, 'latin1'), body]);
+  return { dueMs, spec, context, bytes };
+}
+
+const HEAD_END = Buffer.from('\r\n\r\n');
+const CRLF = Buffer.from('\r\n');
+
+/**
+ * One keep-alive connection with at most one request on it. Reads an answer's status line and
+ * headers, then its body by content-length, by chunks, or to the connection's close.
+ */
+class Connection {
+  private readonly socket: net.Socket;
+  private current: Pending | null = null;
+  private sentAt = 0;
+  private buf: Buffer = Buffer.alloc(0);
+  private status = 0;
+  /** Body framing once the head is read: bytes still due, 'chunked', 'close', or null (reading the head). */
+  private framing: number | 'chunked' | 'close' | null = null;
+  private keepBody = false;
+  private body: Buffer[] = [];
+  private closeAfter = false;
+  private ended = false;
+
+  constructor(
+    host: string,
+    port: number,
+    private readonly settle: (p: Pending, status: number | null, body: string) => void,
+    private readonly onGone: (c: Connection) => void,
+    private readonly onFree: (c: Connection) => void,
+  ) {
+    this.socket = net.connect({ host, port });
+    this.socket.setNoDelay(true);
+    this.socket.on('data', (chunk: Buffer) => this.read(chunk));
+    this.socket.on('error', () => this.fail());
+    this.socket.on('close', () => {
+      if (this.framing === 'close' && this.current !== null) {
+        this.closeAfter = true; // the body ran to the close: answered
+        this.finish();
+      }
+      this.fail();
+    });
+  }
+
+  send(p: Pending): void {
+    this.current = p;
+    this.sentAt = performance.now();
+    this.buf = Buffer.alloc(0);
+    this.framing = null;
+    this.keepBody = p.spec.onResponse !== undefined;
+    this.body = [];
+    this.socket.write(p.bytes);
+  }
+
+  /** An answer later than the timeout: the request failed and the connection goes. */
+  expire(now: number, timeoutMs: number): void {
+    if (this.current !== null && now - this.sentAt > timeoutMs) this.socket.destroy();
+  }
+
+  close(): void {
+    this.ended = true;
+    this.socket.destroy();
+  }
+
+  private fail(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const p = this.current;
+    this.current = null;
+    if (p !== null) this.settle(p, null, '');
+    this.onGone(this);
+  }
+
+  private read(chunk: Buffer): void {
+    if (this.current === null) return; // nothing asked: ignore
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    if (this.framing === null) {
+      const end = this.buf.indexOf(HEAD_END);
+      if (end < 0) return;
+      const head = this.buf.toString('latin1', 0, end).toLowerCase();
+      this.buf = this.buf.subarray(end + 4);
+      this.status = Number(head.slice(9, 12));
+      this.closeAfter = /\r\nconnection: *close/.test(head);
+      const length = /\r\ncontent-length: *(\d+)/.exec(head);
+      if (this.status === 204 || this.status === 304) this.framing = 0;
+      else if (/\r\ntransfer-encoding:[^\r]*chunked/.test(head)) this.framing = 'chunked';
+      else if (length !== null) this.framing = Number(length[1]);
+      else this.framing = 'close';
+    }
+    if (typeof this.framing === 'number') {
+      const take = Math.min(this.framing, this.buf.length);
+      if (this.keepBody && take > 0) this.body.push(this.buf.subarray(0, take));
+      this.framing -= take;
+      this.buf = this.buf.subarray(take);
+      if (this.framing === 0) this.finish();
+    } else if (this.framing === 'chunked') {
+      this.readChunks();
+    } else if (this.keepBody) {
+      this.body.push(this.buf);
+      this.buf = Buffer.alloc(0);
+    }
+  }
+
+  /** Whole chunks off the front of the buffer; the last (size 0) and its empty trailer end the body. */
+  private readChunks(): void {
+    for (;;) {
+      const line = this.buf.indexOf(CRLF);
+      if (line < 0) return;
+      const size = Number.parseInt(this.buf.toString('latin1', 0, line), 16);
+      if (size === 0) {
+        const trailerEnd = this.buf.indexOf(HEAD_END, line);
+        if (trailerEnd !== line) return; // trailers are not sent to us; wait for the final CRLF
+        this.finish();
+        return;
+      }
+      if (this.buf.length < line + 2 + size + 2) return;
+      if (this.keepBody) this.body.push(this.buf.subarray(line + 2, line + 2 + size));
+      this.buf = this.buf.subarray(line + 2 + size + 2);
+    }
+  }
+
+  private finish(): void {
+    const p = this.current;
+    if (p === null) return;
+    this.current = null;
+    this.framing = null;
+    const body = this.keepBody ? Buffer.concat(this.body).toString('utf8') : '';
+    this.body = [];
+    this.settle(p, this.status, body);
+    if (this.closeAfter) {
+      this.ended = true;
+      this.socket.destroy();
+      this.onGone(this);
+    } else this.onFree(this);
+  }
 }
