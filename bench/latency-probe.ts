@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { perOperation, postgresPids, startCpuWindow } from './lib/cpu.ts';
 import { runLoad } from './lib/load.ts';
 import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
@@ -48,6 +49,7 @@ try {
   // The load generator's own collections: a pause delays every request due during it.
   const clientGc: { at: number; ms: number }[] = [];
   const windowStart = performance.now();
+  const windowStartEpoch = performance.timeOrigin + windowStart;
   const gcObserver = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) clientGc.push({ at: e.startTime - windowStart, ms: e.duration });
   });
@@ -113,6 +115,24 @@ try {
         .map((m) => `${m![1]} ${m![2]}`)
         .join('; '),
     );
+    // On the window's clock: --trace-gc stamps ms since the server's start, which /proc gives.
+    const started = serverStartEpoch(store.server.pid);
+    if (started !== null) {
+      const onWindow = store.server
+        .output()
+        .split('\n')
+        .map((l) => /(\d+) ms: (Mark-Compact|Scavenge)[^\n]*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ ([\d.]+) ms/.exec(l))
+        .filter((m) => m !== null)
+        .map((m) => ({ kind: m[2], at: (started + Number(m[1]) - windowStartEpoch) / 1000, ms: Number(m[3]) }))
+        .filter((g) => g.at >= 0 && g.at <= Number(values.seconds));
+      console.log(
+        `server collections in the window: ${onWindow.filter((g) => g.kind === 'Scavenge').length} scavenges; Mark-Compact at s:`,
+        onWindow
+          .filter((g) => g.kind === 'Mark-Compact')
+          .map((g) => `${g.at.toFixed(2)}:${g.ms.toFixed(1)}`)
+          .join(' '),
+      );
+    }
   }
   // The slowest 1 % as clusters (answers due within 50 ms of the previous slow one): a stall and its backlog.
   const clusters: { from: number; to: number; n: number; max: number }[] = [];
@@ -130,4 +150,16 @@ try {
   );
 } finally {
   await store.cleanup();
+}
+
+/** When a process started (epoch ms, to a clock tick): /proc/<pid>/stat's start time after boot. */
+function serverStartEpoch(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const uptimeSeconds = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+    return Date.now() - uptimeSeconds * 1000 + (startTicks / 100) * 1000;
+  } catch {
+    return null;
+  }
 }
