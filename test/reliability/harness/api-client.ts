@@ -44,8 +44,13 @@ export async function call(
   const started = performance.now();
   let answer: ApiResponse;
   let received: Exchange;
+  let sentPath = path;
   try {
-    const response = await fetch(`${baseUrl}${path}`, {
+    // What the server is asked is the URL after fetch's normalisation (`/pay/../select` is sent as
+    // `/select`): the answer is checked against the route of that path, not of the one written.
+    const target = new URL(`${baseUrl}${path}`);
+    sentPath = `${target.pathname}${target.search}`;
+    const response = await fetch(target, {
       method,
       headers,
       ...(body === undefined ? {} : { body }),
@@ -56,7 +61,7 @@ export async function call(
     const elapsedMs = performance.now() - started;
     received = {
       method,
-      url: path,
+      url: sentPath,
       status: response.status,
       headers: Object.fromEntries(response.headers.entries()),
       body: text,
