@@ -1,7 +1,6 @@
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
-import { perOperation, postgresPids, startCpuWindow } from './lib/cpu.ts';
+import { perOperation, postgresPids, processStartEpochMs, startCpuWindow } from './lib/cpu.ts';
 import { runLoad } from './lib/load.ts';
 import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
 import { auth, type CreatedSample, createRequests, getRequests } from './scenarios.ts';
@@ -102,28 +101,26 @@ try {
   );
   const slow = samples.filter((s) => s.ms > Number(q(0.99))).sort((a, b) => a.due - b.due);
   if (values['node-arg'].includes('--trace-gc')) {
-    const pauses = store.server
+    // One parse of the server's --trace-gc lines: the kind, when (ms since the server started), the pause.
+    const collections = store.server
       .output()
       .split('\n')
-      .filter((l) => /Mark-Compact|Scavenge/.test(l))
-      .map((l) => /(Mark-Compact|Scavenge)[^\n]*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ ([\d.]+) ms/.exec(l))
-      .filter((m) => m !== null && Number(m[2]) >= 5);
+      .map((l) => /(\d+) ms: (Mark-Compact|Scavenge)[^\n]*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ ([\d.]+) ms/.exec(l))
+      .filter((m) => m !== null)
+      .map((m) => ({ kind: m[2] as string, sinceStartMs: Number(m[1]), ms: Number(m[3]) }));
+    const pauses = collections.filter((g) => g.ms >= 5);
     console.log(
       `server GC pauses >= 5 ms: ${pauses.length}`,
       pauses
         .slice(-20)
-        .map((m) => `${m![1]} ${m![2]}`)
+        .map((g) => `${g.kind} ${g.ms}`)
         .join('; '),
     );
     // On the window's clock: --trace-gc stamps ms since the server's start, which /proc gives.
-    const started = serverStartEpoch(store.server.pid);
+    const started = processStartEpochMs(store.server.pid);
     if (started !== null) {
-      const onWindow = store.server
-        .output()
-        .split('\n')
-        .map((l) => /(\d+) ms: (Mark-Compact|Scavenge)[^\n]*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ ([\d.]+) ms/.exec(l))
-        .filter((m) => m !== null)
-        .map((m) => ({ kind: m[2], at: (started + Number(m[1]) - windowStartEpoch) / 1000, ms: Number(m[3]) }))
+      const onWindow = collections
+        .map((g) => ({ ...g, at: (started + g.sinceStartMs - windowStartEpoch) / 1000 }))
         .filter((g) => g.at >= 0 && g.at <= Number(values.seconds));
       console.log(
         `server collections in the window: ${onWindow.filter((g) => g.kind === 'Scavenge').length} scavenges; Mark-Compact at s:`,
@@ -150,16 +147,4 @@ try {
   );
 } finally {
   await store.cleanup();
-}
-
-/** When a process started (epoch ms, to a clock tick): /proc/<pid>/stat's start time after boot. */
-function serverStartEpoch(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    const uptimeSeconds = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
-    return Date.now() - uptimeSeconds * 1000 + (startTicks / 100) * 1000;
-  } catch {
-    return null;
-  }
 }

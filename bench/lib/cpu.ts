@@ -17,15 +17,27 @@ const TICKS_PER_SECOND = (() => {
   }
 })();
 
-function processCpuMs(pid: number): number {
+/** /proc/<pid>/stat from field 3 (the state) on: the command name before it may hold spaces. */
+function statFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start at the state, field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0; // gone
+    return null; // gone
   }
+}
+
+function processCpuMs(pid: number): number {
+  const fields = statFields(pid);
+  return fields === null ? 0 : ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/** When a process started, in epoch ms to a clock tick (its start time after boot, field 22). */
+export function processStartEpochMs(pid: number): number | null {
+  const fields = statFields(pid);
+  if (fields === null) return null;
+  const uptimeSeconds = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+  return Date.now() - uptimeSeconds * 1000 + (Number(fields[19]) * 1000) / TICKS_PER_SECOND;
 }
 
 export function postgresPids(): number[] {

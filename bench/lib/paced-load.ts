@@ -104,7 +104,7 @@ export async function runPacedLoad(options: LoadOptions & { rate: number }): Pro
         const spec = options.requests[template++ % options.requests.length];
         if (spec === undefined) throw new Error('runPacedLoad: no requests');
         outstanding += 1;
-        queue.push(pending(spec, dueMs(), `${base.host}`));
+        queue.push(pending(spec, dueMs(), base.host));
       }
       pump();
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(dueMs(), endMs) - performance.now())));
@@ -141,6 +141,7 @@ function pending(spec: LoadRequest, dueMs: number, hostHeader: string): Pending 
   return { dueMs, spec, context, bytes };
 }
 
+const EMPTY = Buffer.alloc(0);
 const HEAD_END = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
 
@@ -152,7 +153,7 @@ class Connection {
   private readonly socket: net.Socket;
   private current: Pending | null = null;
   private sentAt = 0;
-  private buf: Buffer = Buffer.alloc(0);
+  private buf: Buffer = EMPTY;
   private status = 0;
   /** Body framing once the head is read: bytes still due, 'chunked', 'close', or null (reading the head). */
   private framing: number | 'chunked' | 'close' | null = null;
@@ -184,7 +185,7 @@ class Connection {
   send(p: Pending): void {
     this.current = p;
     this.sentAt = performance.now();
-    this.buf = Buffer.alloc(0);
+    this.buf = EMPTY;
     this.framing = null;
     this.keepBody = p.spec.onResponse !== undefined;
     this.body = [];
@@ -234,9 +235,9 @@ class Connection {
       if (this.framing === 0) this.finish();
     } else if (this.framing === 'chunked') {
       this.readChunks();
-    } else if (this.keepBody) {
-      this.body.push(this.buf);
-      this.buf = Buffer.alloc(0);
+    } else {
+      if (this.keepBody) this.body.push(this.buf); // to the close
+      this.buf = EMPTY;
     }
   }
 
