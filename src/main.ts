@@ -23,6 +23,7 @@ import { overviewRefreshJob } from './jobs/overview-refresh.ts';
 import { webhookJobs } from './jobs/webhook-jobs.ts';
 import { systemClock } from './lib/clock.ts';
 import { parseFailpoints } from './lib/failpoints.ts';
+import { tuneHeapForRequestService } from './lib/heap-tuning.ts';
 import { createLogger } from './lib/logger.ts';
 import { startTracing } from './lib/tracing.ts';
 import { createAuthenticator } from './modules/merchants/authenticator.ts';
@@ -39,6 +40,7 @@ import { createSandboxProviders } from './sandbox/sandbox-providers.ts';
 
 /** Reads config, opens the store, builds the app, listens, runs the jobs. Nothing else. */
 async function main(config: Config): Promise<void> {
+  tuneHeapForRequestService();
   const log = createLogger(config.logLevel);
   // Before the runtime, whose store is traced when tracing is on (docs/tracing.md); off: nothing.
   const tracing = await startTracing({ endpoint: config.otlpEndpoint, log });

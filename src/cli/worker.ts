@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import { startJobs } from '../jobs/job-runner.ts';
 import { webhookJobs } from '../jobs/webhook-jobs.ts';
 import { systemClock } from '../lib/clock.ts';
+import { tuneHeapForRequestService } from '../lib/heap-tuning.ts';
 import type { Logger } from '../lib/logger.ts';
 import { startTracing } from '../lib/tracing.ts';
 import type { Runtime } from '../runtime.ts';
@@ -13,6 +14,7 @@ import type { Runtime } from '../runtime.ts';
  * worker sends what it had in flight). SIGTERM/SIGINT finish the sends in flight, then exit.
  */
 export async function runWorker(config: Config, runtime: Runtime, log: Logger): Promise<void> {
+  tuneHeapForRequestService();
   // With OTEL_EXPORTER_OTLP_ENDPOINT, each delivery attempt is a trace (docs/tracing.md); the
   // store was opened before, so its transactions are not traced here.
   const tracing = await startTracing({ endpoint: config.otlpEndpoint, log });
