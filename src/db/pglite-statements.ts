@@ -1,38 +1,45 @@
 import { parse, type PGlite, protocol } from '@electric-sql/pglite';
+import { isPlanStable } from './plan-stable.ts';
 import type { Row } from './store.ts';
 
 /**
- * Named prepared statements for PGlite (decision 0025). PGlite's `query()` sends every statement
- * as an unnamed one: Parse, Describe, Bind, Describe, Execute and Sync, five calls into its
- * WebAssembly backend, and PostgreSQL parses and analyses the text again each time. The store's
- * statements are a small fixed set of texts run over and over, so each text is parsed once per
- * session here (Parse + Describe to learn its parameter types), and every later run is one call:
- * Bind + Describe + Execute + Sync. Measured on a GET by id: 0.43–0.57 ms → 0.17–0.23 ms.
+ * How the embedded store sends its statements to PGlite (decisions 0025 and 0027). PGlite's
+ * `query()` sends each statement as Parse, Describe, Bind, Describe, Execute and Sync: five calls
+ * into its WebAssembly backend. Here every run is one call, in one of two ways:
  *
- * The plans do not change: the session runs with `plan_cache_mode = force_custom_plan`
- * (EMBEDDED_SESSION_PARAMS), so every execution is planned for its own parameter values, exactly as an
- * unnamed statement is — the queue-index decisions (0013, 0024) rest on such plans. What is saved
- * is parsing, analysis and the round trips. The setting is the session's, so PostgreSQL's own
- * cached statements (foreign-key checks, PL/pgSQL triggers) are planned on every run too: a cost
- * decision 0025 records, with the next step (a choice per statement).
+ * - **Plan-stable statements** (marked with `planStable`, src/db/plan-stable.ts: key probes,
+ *   inserts from arrays, updates by row address) are parsed once per session as named prepared
+ *   statements (Parse + Describe once, to learn their parameter types), and every later run is
+ *   Bind + Describe + Execute + Sync. PostgreSQL plans them under its default `plan_cache_mode`
+ *   (`auto`): for their values the first five runs, then a generic plan if it costs no more.
+ * - **A statement without parameters** is named too: it has one plan whatever the mode.
+ * - **Every other statement** is sent unnamed — Parse with the parameter types learned on its
+ *   first run, Bind, Describe, Execute, Sync — so it is parsed and planned for its own values on
+ *   every run, exactly as node-postgres's unnamed statements are on the PostgreSQL store. The
+ *   queue-index decisions (0013, 0024) rest on such plans.
+ *
+ * The session keeps PostgreSQL's default `plan_cache_mode`, so PostgreSQL's own cached statements —
+ * foreign-key checks and PL/pgSQL trigger statements — keep a generic plan after five runs, as they
+ * do on PostgreSQL (under the `force_custom_plan` of decision 0025 they were planned again for
+ * every row: a 64-row insert with two foreign keys cost twice as much; decision 0027).
  *
  * Parameters are serialised and rows parsed by PGlite's own serialisers and parsers for the types
  * the backend reports, as its `query()` does. The cache is bounded (least recently used first
- * out, its statement closed with the next Parse), so texts built per call (a list with a varying
- * number of filters) cannot grow it without end. If the session's prepared statements are dropped
- * under the cache (`DEALLOCATE ALL`, `DISCARD ALL`; nothing in the service sends either), the cache
- * forgets them all and prepares again.
+ * out, a named statement closed with the next Parse), so texts built per call (a list with a
+ * varying number of filters) cannot grow it without end. If the session's prepared statements are
+ * dropped under the cache (`DEALLOCATE ALL`, `DISCARD ALL`; nothing in the service sends either),
+ * the cache forgets them all and prepares again.
  */
 
-/** The embedded session's settings that the statement cache relies on (PGlite's start parameters). */
-export const EMBEDDED_SESSION_PARAMS: readonly string[] = ['-c', 'plan_cache_mode=force_custom_plan'];
-
 const MAX_STATEMENTS = 256;
+/** A `$n` placeholder: a text without one takes no parameters. */
+const PARAMETER = /\$\d/;
 /** SQLSTATE 26000, invalid_sql_statement_name: "prepared statement … does not exist". */
 const UNDEFINED_PREPARED_STATEMENT = '26000';
 
-interface Prepared {
-  name: string;
+interface Known {
+  /** The prepared statement's name; undefined for a text that runs unnamed. */
+  name: string | undefined;
   paramTypes: number[];
 }
 
@@ -47,37 +54,48 @@ export interface StatementCache {
 export function statementCache(db: PGlite): StatementCache {
   const { serialize } = protocol;
   /** Insertion order is recency: a hit moves its entry to the end. */
-  const statements = new Map<string, Prepared>();
+  const statements = new Map<string, Known>();
   /** Statements evicted from the map, closed on the backend with the next Parse. */
   const toClose: string[] = [];
   let next = 1;
 
-  async function prepare(text: string): Promise<Prepared> {
-    const name = `tributary_${next++}`;
+  /**
+   * Parses `text` and learns its parameter types; named when it is plan-stable or has no
+   * parameters (PostgreSQL plans a statement without parameters once whatever the mode: there is
+   * no value for a custom plan to use).
+   */
+  async function learn(text: string): Promise<Known> {
+    const name = isPlanStable(text) || !PARAMETER.test(text) ? `tributary_${next++}` : undefined;
     const closing = toClose.splice(0).map((closed) => serialize.close({ type: 'S', name: closed }));
     const { messages } = await db.execProtocol(
-      Buffer.concat([...closing, serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]),
+      Buffer.concat([
+        ...closing,
+        serialize.parse({ ...(name === undefined ? {} : { name }), text }),
+        serialize.describe({ type: 'S', ...(name === undefined ? {} : { name }) }),
+        serialize.sync(),
+      ]),
     );
-    const prepared = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
-    statements.set(text, prepared);
+    const known = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
+    statements.set(text, known);
     if (statements.size > MAX_STATEMENTS) {
       const [oldest] = statements.keys();
       if (oldest !== undefined) {
-        toClose.push((statements.get(oldest) as Prepared).name);
+        const evicted = (statements.get(oldest) as Known).name;
+        if (evicted !== undefined) toClose.push(evicted);
         statements.delete(oldest);
       }
     }
-    return prepared;
+    return known;
   }
 
   async function execute<T extends Row>(text: string, params: readonly unknown[] | undefined): Promise<T[]> {
-    let prepared = statements.get(text);
-    if (prepared === undefined) prepared = await prepare(text);
+    let known = statements.get(text);
+    if (known === undefined) known = await learn(text);
     else {
       statements.delete(text);
-      statements.set(text, prepared);
+      statements.set(text, known);
     }
-    const types = prepared.paramTypes;
+    const types = known.paramTypes;
     const values = (params ?? []).map((value, i) => {
       if (value === null || value === undefined) return null;
       const serializer = db.serializers[types[i] as number];
@@ -85,7 +103,8 @@ export function statementCache(db: PGlite): StatementCache {
     });
     const { messages } = await db.execProtocol(
       Buffer.concat([
-        serialize.bind({ statement: prepared.name, values }),
+        ...(known.name === undefined ? [serialize.parse({ text, types })] : []),
+        serialize.bind({ ...(known.name === undefined ? {} : { statement: known.name }), values }),
         serialize.describe({ type: 'P' }),
         serialize.execute({}),
         serialize.sync(),

@@ -3,7 +3,7 @@ import { copyDataDir } from './backup/data-dir-copy.ts';
 import { isStoreUnavailable, StoreUnavailableError } from './db-errors.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { DURABLE_START_PARAMS, DurableNodeFS } from './durable-node-fs.ts';
-import { EMBEDDED_SESSION_PARAMS, type StatementCache, statementCache } from './pglite-statements.ts';
+import { type StatementCache, statementCache } from './pglite-statements.ts';
 import type { Connection, Queryable, Row, Store } from './store.ts';
 
 export interface EmbeddedStoreOptions {
@@ -80,8 +80,7 @@ export async function openLockedEmbeddedStore(
   const fs = options.dataDir === undefined ? undefined : new DurableNodeFS(options.dataDir);
   try {
     db = await PGlite.create({
-      ...(fs === undefined ? {} : { fs }),
-      startParams: [...(fs === undefined ? PGlite.defaultStartParams : DURABLE_START_PARAMS), ...EMBEDDED_SESSION_PARAMS],
+      ...(fs === undefined ? {} : { fs, startParams: [...DURABLE_START_PARAMS] }),
       ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
       parsers: { 20: (value: string) => BigInt(value) },
     });

@@ -51,8 +51,11 @@ export function tracedStore(store: Store): Store {
   return { ...store, kind: store.kind, query, transaction };
 }
 
-/** The statement's first keyword (`SELECT`, `INSERT`, `WITH`, …): its kind, nothing of its data. */
+/**
+ * The statement's first keyword (`SELECT`, `INSERT`, `WITH`, …): its kind, nothing of its data.
+ * Leading comments (the plan-stable mark, src/db/plan-stable.ts) are not the statement.
+ */
 export function operationOf(sql: string): string {
-  const m = /^\s*([A-Za-z]+)/.exec(sql);
+  const m = /^\s*(?:\/\*[^*]*\*\/\s*)*([A-Za-z]+)/.exec(sql);
   return m?.[1] === undefined ? 'unknown' : m[1].toUpperCase();
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
-import { EMBEDDED_SESSION_PARAMS } from '../../src/db/pglite-statements.ts';
 import type { Queryable, Row } from '../../src/db/store.ts';
 import { embeddedMaintenanceJob, maintainTables } from '../../src/jobs/embedded-maintenance.ts';
 import { findPaymentStatement } from '../../src/modules/payments/payment-repo.ts';
@@ -82,7 +81,7 @@ describe(
       // autovacuum_freeze_max_age at the lowest PostgreSQL accepts (100,000; the default is 200
       // million), then 110,000 transaction ids used up: one subtransaction with a write each.
       const db = await PGlite.create({
-        startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SESSION_PARAMS, '-c', 'autovacuum_freeze_max_age=100000'],
+        startParams: [...PGlite.defaultStartParams, '-c', 'autovacuum_freeze_max_age=100000'],
       });
       try {
         const q: Queryable = {

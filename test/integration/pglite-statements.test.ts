@@ -1,25 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
-import { EMBEDDED_SESSION_PARAMS, type StatementCache, statementCache } from '../../src/db/pglite-statements.ts';
+import { planStable } from '../../src/db/plan-stable.ts';
+import { type StatementCache, statementCache } from '../../src/db/pglite-statements.ts';
 import { openEmbeddedStore } from '../../src/db/pglite-store.ts';
 import type { Store } from '../../src/db/store.ts';
 import { TEST_STORE } from '../harness/test-store.ts';
 
 /**
- * The embedded store's prepared statements (decision 0025) give what PGlite's own `query()` gives —
- * the same rows and types, the same errors — on a real PGlite, and stay bounded.
+ * The embedded store's statements (decisions 0025, 0027) give what PGlite's own `query()` gives —
+ * the same rows and types, the same errors — on a real PGlite, named and unnamed, and stay bounded.
  */
-describe('PGlite prepared statements', { skip: TEST_STORE === 'postgres' ? 'the embedded store only' : false }, () => {
+describe('PGlite statements', { skip: TEST_STORE === 'postgres' ? 'the embedded store only' : false }, () => {
   let db: PGlite;
   let cache: StatementCache;
   const run = (text: string, params?: unknown[]) => db._runExclusiveQuery(() => cache.run(text, params));
 
   before(async () => {
-    db = await PGlite.create({
-      parsers: { 20: (value: string) => BigInt(value) },
-      startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SESSION_PARAMS],
-    });
+    db = await PGlite.create({ parsers: { 20: (value: string) => BigInt(value) } });
     await db.exec(
       `CREATE TABLE t (id text PRIMARY KEY, n bigint, at timestamptz, ok boolean, doc jsonb, tags text[], amounts int[], note text)`,
     );
@@ -42,8 +40,10 @@ describe('PGlite prepared statements', { skip: TEST_STORE === 'postgres' ? 'the 
     ];
     const ours = await run(insert, params);
     const theirs = (await db.query(insert, ['x2', ...params.slice(1)])).rows;
+    const named = await run(planStable(insert), ['x3', ...params.slice(1)]);
     assert.equal(ours.length, 1);
     assert.deepEqual({ ...ours[0], id: 'x' }, { ...(theirs[0] as object), id: 'x' });
+    assert.deepEqual({ ...named[0], id: 'x' }, { ...(theirs[0] as object), id: 'x' }, 'the same as a named statement');
     assert.equal(ours[0]?.['n'], 9_007_199_254_740_993n, 'int8 as bigint, exact');
     assert.ok(ours[0]?.['at'] instanceof Date);
     assert.deepEqual(ours[0]?.['doc'], { a: [1, 'two'], b: null });
@@ -53,15 +53,38 @@ describe('PGlite prepared statements', { skip: TEST_STORE === 'postgres' ? 'the 
       { id: 'x1' },
       { id: 'x2' },
     ]);
+    await run('DELETE FROM t WHERE id = $1', ['x3']);
     assert.deepEqual(await run('SELECT 1 AS one WHERE false'), [], 'no rows is an empty list');
   });
 
-  it('prepares a text once and runs it again by name', async () => {
-    const text = 'SELECT count(*) AS n FROM t WHERE id <> $1';
-    await run(text, ['a']);
-    await run(text, ['b']);
-    const named = await run('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [text]);
-    assert.deepEqual(named, [{ n: 1 }]);
+  it('prepares a plan-stable text once, runs it by name, and lets PostgreSQL keep a generic plan for it', async () => {
+    const text = planStable('SELECT id FROM t WHERE id = $1');
+    for (let i = 0; i < 7; i += 1) await run(text, [`k${i}`]);
+    const named = await run(
+      'SELECT count(*)::int AS n, sum(custom_plans)::int AS custom, sum(generic_plans)::int AS generic FROM pg_prepared_statements WHERE statement = $1',
+      [text],
+    );
+    // Five runs planned for their values, then the generic plan of a key probe, which costs no more.
+    assert.deepEqual(named, [{ n: 1, custom: 5, generic: 2 }]);
+  });
+
+  it('runs any other text unnamed: parsed and planned for its own values on every run', async () => {
+    const text = 'SELECT id FROM t WHERE id > $1 ORDER BY id LIMIT $2';
+    for (let i = 0; i < 7; i += 1) await run(text, ['', 1]);
+    assert.deepEqual(await run('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [text]), [{ n: 0 }]);
+    assert.deepEqual(await run(text, ['x1', 5]), [{ id: 'x2' }], 'the parameter types learned on the first run still apply');
+    const fixed = 'SELECT count(*)::int AS n FROM t';
+    await run(fixed);
+    assert.deepEqual(
+      await run('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [fixed]),
+      [{ n: 1 }],
+      'a text without parameters has one plan anyway: named',
+    );
+    assert.deepEqual(
+      await run('SHOW plan_cache_mode'),
+      [{ plan_cache_mode: 'auto' }],
+      "PostgreSQL's default for its own statements",
+    );
   });
 
   it("throws PostgreSQL's errors with their SQLSTATE and constraint, and the session goes on", async () => {
@@ -71,18 +94,19 @@ describe('PGlite prepared statements', { skip: TEST_STORE === 'postgres' ? 'the 
       return true;
     });
     await assert.rejects(run('SELEC 1'), (error: { code?: string }) => error.code === '42601');
-    await assert.rejects(run('SELECT 1 / $1::int AS q', [0]), (error: { code?: string }) => error.code === '22012');
-    assert.deepEqual(await run('SELECT 1 / $1::int AS q', [1]), [{ q: 1 }], 'the failed text runs again');
+    for (const text of ['SELECT 1 / $1::int AS q', planStable('SELECT 1 / $1::int AS q')]) {
+      await assert.rejects(run(text, [0]), (error: { code?: string }) => error.code === '22012');
+      assert.deepEqual(await run(text, [1]), [{ q: 1 }], 'the failed text runs again');
+    }
   });
 
   it('prepares again when the session dropped its statements (DEALLOCATE ALL, DISCARD ALL)', async () => {
-    const text = 'SELECT count(*)::int AS n FROM t WHERE id <> $1';
+    const text = planStable('SELECT count(*)::int AS n FROM t WHERE id <> $1');
     const [before] = await run(text, ['none']);
     for (const drop of ['DEALLOCATE ALL', 'DISCARD ALL']) {
       await db.exec(drop);
       assert.deepEqual(await run(text, ['none']), [before], `the same answer after ${drop}`);
     }
-    assert.deepEqual(await run('SHOW plan_cache_mode'), [{ plan_cache_mode: 'force_custom_plan' }], 'DISCARD ALL keeps it');
 
     // Inside a transaction the failed statement cannot be run again: the transaction has failed,
     // the error reaches the caller, and after its rollback the text is prepared again.
@@ -94,24 +118,24 @@ describe('PGlite prepared statements', { skip: TEST_STORE === 'postgres' ? 'the 
   });
 
   it('keeps at most 256 statements, closing the least recently used', async () => {
-    const hot = 'SELECT $1::int + 0 AS hot';
+    const hot = planStable('SELECT $1::int + 0 AS hot');
     await run(hot, [1]);
     for (let i = 0; i < 300; i += 1) {
-      await run(`SELECT $1::int + ${i} AS v`, [i]);
+      await run(planStable(`SELECT $1::int + ${i} AS v`), [i]);
       if (i % 50 === 0) await run(hot, [i]); // used recently: stays
     }
     const [{ n, hotKept }] = (await run(
       `SELECT count(*)::int AS n, bool_or(statement = $1) AS "hotKept" FROM pg_prepared_statements`,
       [hot],
     )) as [{ n: number; hotKept: boolean }];
-    assert.ok(n <= 257 && n >= 250, `${n} statements prepared`);
+    assert.ok(n <= 256 && n >= 250, `${n} statements prepared`);
     assert.equal(hotKept, true);
-    assert.deepEqual(await run('SELECT $1::int + 0 AS v', [7]), [{ v: 7 }], 'an evicted text is prepared again');
+    assert.deepEqual(await run(planStable('SELECT $1::int + 0 AS v'), [7]), [{ v: 7 }], 'an evicted text is prepared again');
   });
 });
 
 describe(
-  'the embedded store on prepared statements',
+  'the embedded store on its statement cache',
   { skip: TEST_STORE === 'postgres' ? 'the embedded store only' : false },
   () => {
     let store: Store;
@@ -121,8 +145,8 @@ describe(
     });
     after(() => store.close());
 
-    it('plans every execution for its own values (force_custom_plan)', async () => {
-      assert.deepEqual(await store.query('SHOW plan_cache_mode'), [{ plan_cache_mode: 'force_custom_plan' }]);
+    it("keeps PostgreSQL's default plan_cache_mode (auto), as the PostgreSQL store's sessions do", async () => {
+      assert.deepEqual(await store.query('SHOW plan_cache_mode'), [{ plan_cache_mode: 'auto' }]);
     });
 
     it('rolls a failed transaction back, and its handle is closed once it ended', async () => {

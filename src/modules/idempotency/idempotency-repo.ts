@@ -1,6 +1,7 @@
 import { guardOf, type Statement } from '../../db/statement.ts';
 import type { Queryable } from '../../db/store.ts';
 import type { Environment } from '../../kernel/index.ts';
+import { planStable } from '../../db/plan-stable.ts';
 
 /**
  * The idempotency record (see docs/idempotency.md). The primary key is the lock that makes
@@ -112,7 +113,7 @@ export function keyRecordOf(r: Partial<KeyRow> | undefined): IdempotencyRecord |
 
 export async function getKey(q: Queryable, scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
   const s = selectKeyStatement(scope);
-  return keyRecordOf((await q.query<KeyRow>(s.text, s.params))[0]);
+  return keyRecordOf((await q.query<KeyRow>(planStable(s.text), s.params))[0]);
 }
 
 /**

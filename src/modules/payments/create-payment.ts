@@ -48,6 +48,7 @@ import type { Attempt, CreatePaymentInput, Payment } from './payment-types.ts';
 import { newPayment } from './new-payment.ts';
 import { paymentView } from './payment-view.ts';
 import type { KeyedResult, MerchantSettings, Principal } from '../../kernel/index.ts';
+import { planStable } from '../../db/plan-stable.ts';
 
 /**
  * POST /payment/create without the HTTP: route, persist, call the provider between transactions,
@@ -254,7 +255,7 @@ export async function writeCreateStart(
     ],
     { text: `SELECT ${ours} AS inserted, e.* FROM (SELECT 1) AS one LEFT JOIN e ON TRUE`, params: [] },
   );
-  const [row] = await q.query<Partial<KeyRow> & { inserted: boolean }>(s.text, s.params);
+  const [row] = await q.query<Partial<KeyRow> & { inserted: boolean }>(planStable(s.text), s.params);
   if (row?.inserted === true) return { inserted: true };
   return { inserted: false, existing: keyRecordOf(row) };
 }
@@ -327,7 +328,7 @@ export async function writeCreateFinish(
     ],
     { text: 'SELECT (SELECT count(*) FROM p) AS done', params: [] },
   );
-  const rows = await q.query<{ done: bigint }>(s.text, s.params);
+  const rows = await q.query<{ done: bigint }>(planStable(s.text), s.params);
   return rows[0]?.done === 1n;
 }
 

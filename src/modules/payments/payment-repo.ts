@@ -16,6 +16,7 @@ import type {
   PaymentRouting,
 } from './payment-types.ts';
 import type { Channel, ChannelRequest, Environment } from '../../kernel/index.ts';
+import { planStable } from '../../db/plan-stable.ts';
 
 /**
  * Data access for payments and attempts. Every finder takes the merchant and the environment:
@@ -172,7 +173,7 @@ export async function findPayment(
   id: string,
 ): Promise<Payment | undefined> {
   const { text, params } = findPaymentStatement(merchantId, environment, id);
-  const rows = await q.query<PaymentRow>(text, params);
+  const rows = await q.query<PaymentRow>(planStable(text), params);
   return rows[0] === undefined ? undefined : paymentFromRow(rows[0]);
 }
 

@@ -5,6 +5,7 @@ import type { Tenant } from './endpoint-repo.ts';
 import type { AttemptOutcome } from './retry-policy.ts';
 import type { DeliveryFailureReason, DeliveryStatus } from './webhook-types.ts';
 import type { Environment } from '../../kernel/index.ts';
+import { planStable } from '../../db/plan-stable.ts';
 
 /**
  * Data access for the outbox: the fan-out queue, deliveries and their attempts. The concurrency
@@ -113,12 +114,12 @@ export async function insertDeliveries(q: Queryable, deliveries: readonly NewDel
   if (deliveries.length === 0) return;
   const col = <K extends keyof NewDelivery>(k: K) => deliveries.map((d) => d[k]);
   await q.query(
-    `INSERT INTO webhook_deliveries (id, event_id, merchant_id, environment, endpoint_id, callback_url, target_key, trigger,
+    planStable(`INSERT INTO webhook_deliveries (id, event_id, merchant_id, environment, endpoint_id, callback_url, target_key, trigger,
        status, next_attempt_at, created_at, updated_at)
      SELECT t.id, t.event_id, t.merchant_id, t.environment, t.endpoint_id, t.callback_url, t.target_key, t.trigger,
        'pending', $9, $9, $9
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-       AS t(id, event_id, merchant_id, environment, endpoint_id, callback_url, target_key, trigger)`,
+       AS t(id, event_id, merchant_id, environment, endpoint_id, callback_url, target_key, trigger)`),
     [
       col('id'),
       col('eventId'),
