@@ -5,10 +5,10 @@ import type { Row } from './store.ts';
 /**
  * How the embedded store sends its statements to PGlite (decisions 0025 and 0027). PGlite's
  * `query()` sends each statement as Parse, Describe, Bind, Describe, Execute and Sync: five calls
- * into its WebAssembly backend. Here every run is one call, in one of two ways:
+ * into its WebAssembly backend. Here every run is one call:
  *
- * - **Plan-stable statements** (marked with `planStable`, src/db/plan-stable.ts: key probes,
- *   inserts from arrays, updates by row address) are parsed once per session as named prepared
+ * - **Plan-stable statements** (marked with `planStable`, src/db/plan-stable.ts: single-row key
+ *   probes, inserts from arrays) are parsed once per session as named prepared
  *   statements (Parse + Describe once, to learn their parameter types), and every later run is
  *   Bind + Describe + Execute + Sync. PostgreSQL plans them under its default `plan_cache_mode`
  *   (`auto`): for their values the first five runs, then a generic plan if it costs no more.
