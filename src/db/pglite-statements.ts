@@ -38,8 +38,8 @@ const PARAMETER = /\$\d/;
 const UNDEFINED_PREPARED_STATEMENT = '26000';
 
 interface Known {
-  /** The prepared statement's name; undefined for a text that runs unnamed. */
-  name: string | undefined;
+  /** The prepared statement's name; '' (PostgreSQL's unnamed statement) for a text parsed on every run. */
+  name: string;
   paramTypes: number[];
 }
 
@@ -65,15 +65,10 @@ export function statementCache(db: PGlite): StatementCache {
    * no value for a custom plan to use).
    */
   async function learn(text: string): Promise<Known> {
-    const name = isPlanStable(text) || !PARAMETER.test(text) ? `tributary_${next++}` : undefined;
+    const name = isPlanStable(text) || !PARAMETER.test(text) ? `tributary_${next++}` : '';
     const closing = toClose.splice(0).map((closed) => serialize.close({ type: 'S', name: closed }));
     const { messages } = await db.execProtocol(
-      Buffer.concat([
-        ...closing,
-        serialize.parse({ ...(name === undefined ? {} : { name }), text }),
-        serialize.describe({ type: 'S', ...(name === undefined ? {} : { name }) }),
-        serialize.sync(),
-      ]),
+      Buffer.concat([...closing, serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]),
     );
     const known = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
     statements.set(text, known);
@@ -81,7 +76,7 @@ export function statementCache(db: PGlite): StatementCache {
       const [oldest] = statements.keys();
       if (oldest !== undefined) {
         const evicted = (statements.get(oldest) as Known).name;
-        if (evicted !== undefined) toClose.push(evicted);
+        if (evicted !== '') toClose.push(evicted);
         statements.delete(oldest);
       }
     }
@@ -103,8 +98,8 @@ export function statementCache(db: PGlite): StatementCache {
     });
     const { messages } = await db.execProtocol(
       Buffer.concat([
-        ...(known.name === undefined ? [serialize.parse({ text, types })] : []),
-        serialize.bind({ ...(known.name === undefined ? {} : { statement: known.name }), values }),
+        ...(known.name === '' ? [serialize.parse({ text, types })] : []),
+        serialize.bind({ statement: known.name, values }),
         serialize.describe({ type: 'P' }),
         serialize.execute({}),
         serialize.sync(),

@@ -158,12 +158,12 @@ export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
   await q.query(s.text, s.params);
 }
 
+/** A key probe: plan-stable (src/db/plan-stable.ts), marked once here rather than on every GET. */
+const FIND_PAYMENT_SQL = planStable('SELECT * FROM payments WHERE id = $1 AND merchant_id = $2 AND environment = $3');
+
 /** One payment of a tenant by id (a statement of its own: the plan tests read its plan). */
 export function findPaymentStatement(merchantId: string, environment: Environment, id: string): Statement {
-  return {
-    text: 'SELECT * FROM payments WHERE id = $1 AND merchant_id = $2 AND environment = $3',
-    params: [id, merchantId, environment],
-  };
+  return { text: FIND_PAYMENT_SQL, params: [id, merchantId, environment] };
 }
 
 export async function findPayment(
@@ -173,7 +173,7 @@ export async function findPayment(
   id: string,
 ): Promise<Payment | undefined> {
   const { text, params } = findPaymentStatement(merchantId, environment, id);
-  const rows = await q.query<PaymentRow>(planStable(text), params);
+  const rows = await q.query<PaymentRow>(text, params);
   return rows[0] === undefined ? undefined : paymentFromRow(rows[0]);
 }
 

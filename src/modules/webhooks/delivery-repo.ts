@@ -109,29 +109,31 @@ export interface NewDelivery extends DeliveryTarget {
   trigger: DeliveryTrigger;
 }
 
+/** Plan-stable (an insert from arrays): marked once, not on every fan-out. */
+const INSERT_DELIVERIES_SQL = planStable(
+  `INSERT INTO webhook_deliveries (id, event_id, merchant_id, environment, endpoint_id, callback_url, target_key, trigger,
+         status, next_attempt_at, created_at, updated_at)
+       SELECT t.id, t.event_id, t.merchant_id, t.environment, t.endpoint_id, t.callback_url, t.target_key, t.trigger,
+         'pending', $9, $9, $9
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+         AS t(id, event_id, merchant_id, environment, endpoint_id, callback_url, target_key, trigger)`,
+);
+
 /** One statement for a whole batch (arrays unnested), due at `now`. */
 export async function insertDeliveries(q: Queryable, deliveries: readonly NewDelivery[], now: Date): Promise<void> {
   if (deliveries.length === 0) return;
   const col = <K extends keyof NewDelivery>(k: K) => deliveries.map((d) => d[k]);
-  await q.query(
-    planStable(`INSERT INTO webhook_deliveries (id, event_id, merchant_id, environment, endpoint_id, callback_url, target_key, trigger,
-       status, next_attempt_at, created_at, updated_at)
-     SELECT t.id, t.event_id, t.merchant_id, t.environment, t.endpoint_id, t.callback_url, t.target_key, t.trigger,
-       'pending', $9, $9, $9
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-       AS t(id, event_id, merchant_id, environment, endpoint_id, callback_url, target_key, trigger)`),
-    [
-      col('id'),
-      col('eventId'),
-      col('merchantId'),
-      col('environment'),
-      col('endpointId'),
-      col('callbackUrl'),
-      col('targetKey'),
-      col('trigger'),
-      now,
-    ],
-  );
+  await q.query(INSERT_DELIVERIES_SQL, [
+    col('id'),
+    col('eventId'),
+    col('merchantId'),
+    col('environment'),
+    col('endpointId'),
+    col('callbackUrl'),
+    col('targetKey'),
+    col('trigger'),
+    now,
+  ]);
 }
 
 export interface ClaimedDelivery extends DeliveryTarget {
