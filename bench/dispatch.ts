@@ -8,6 +8,8 @@ import {
 import { BENCH_ENV, type BenchStore } from './lib/processes.ts';
 import { type LoadResult, runLoad } from './lib/load.ts';
 import { LatencyRecorder } from './lib/stats.ts';
+import { perOperation, startCpuWindow } from './lib/cpu.ts';
+import { cpuGroups } from './lib/measure.ts';
 import { createRequests } from './scenarios.ts';
 import { adminQuery } from '../test/reliability/harness/databases.ts';
 
@@ -114,6 +116,13 @@ export interface DispatchResult {
   note: string;
   /** With `kneeRates`: each stepped rate's figures, up to the first that missed p99 < 1 s or lost deliveries. */
   steps?: DispatchStep[];
+  /**
+   * CPU ms per delivery that arrived, by process group, from the window's start to its last
+   * arrival: the creates at the offered rate are in it too, and they are the same on both sides
+   * of a before/after comparison, so this moves with what a delivery costs, however busy the
+   * machine's neighbours are (the rate at the edge does not).
+   */
+  cpuMsPerDelivery: Record<string, number>;
 }
 
 export interface DispatchStep {
@@ -160,8 +169,11 @@ export async function runDispatch(
     for (let i = 0; i < endpoints; i += 1) {
       await registerEndpoint(store.server.url, store.merchant.sandboxKey, receiver.url, `/hook/${i}`);
     }
+    const groups = cpuGroups(store).service;
+    if (worker !== undefined) groups['worker'] = () => [worker.pid ?? 0];
     const offer = async (runSeconds: number, tag: string, rate: number | undefined) => {
       const sinceMs = Date.now();
+      const cpu = startCpuWindow(groups);
       const load = await runLoad({
         url: store.server.url,
         connections,
@@ -170,6 +182,7 @@ export async function runDispatch(
         ...(rate === undefined ? {} : { rate: Math.ceil(rate / endpoints) }),
       });
       const arrived = await awaitArrivals(receiver, sinceMs, load, endpoints, drainSeconds);
+      const spent = cpu.stop();
       const latencies = new LatencyRecorder();
       for (const d of arrived.list) latencies.record(d.receivedMs - d.createdMs);
       const lastMs = Math.max(sinceMs + 1, ...arrived.list.map((d) => d.receivedMs));
@@ -182,6 +195,7 @@ export async function runDispatch(
         duplicates: arrived.list.length - unique,
         earlier: arrived.earlier,
         rps: unique / ((lastMs - sinceMs) / 1000),
+        cpuMsPerDelivery: perOperation(spent, unique + arrived.earlier),
         ...latencies.summary(),
       };
     };
@@ -209,6 +223,7 @@ export async function runDispatch(
       errors: Math.max(0, w.expected - w.unique),
       ceilingRps: ceiling.rps,
       ...(kneeRates.length === 0 ? {} : { steps }),
+      cpuMsPerDelivery: w.cpuMsPerDelivery,
       note:
         `${w.unique} of ${w.expected} deliveries (${endpoints} endpoints × ${w.expected / endpoints} events; creates answered ${JSON.stringify(w.load.statusCounts)}) arrived ` +
         `(${w.duplicates} duplicates; ${w.earlier} deliveries of events created before the window — the warm-up's or earlier scenarios' — arrived meanwhile); ${offeredPerSecond === undefined ? `offered: the create rate × ${endpoints}` : `offered ${offeredPerSecond}/s (${Math.ceil(offeredPerSecond / endpoints)} creates/s × ${endpoints})`}${stages}`,

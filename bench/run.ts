@@ -167,7 +167,13 @@ async function measureDispatch(store: BenchStore, rows: Row[]): Promise<void> {
     warmupSeconds,
     kneeRates,
   );
-  rows.push(judge({ ...row('webhook_dispatch', store.kind, 'scenario', d, d.ceilingRps), note: d.note }));
+  rows.push(
+    judge({
+      ...row('webhook_dispatch', store.kind, 'scenario', d, d.ceilingRps),
+      note: d.note,
+      cpu_ms_per_op: d.cpuMsPerDelivery,
+    }),
+  );
   progress(`${store.kind}: ${d.note}`);
   if (d.steps !== undefined) {
     const sustained = d.steps.filter((s) => s.p99Ms < KNEE_P99_MS && s.missing === 0);

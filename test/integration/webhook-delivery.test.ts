@@ -439,6 +439,67 @@ describe('concurrency and leases', () => {
   });
 });
 
+/** The store, counting the transactions and the statements run outside them. */
+function countingStore(store: Store): { store: Store; counts: { transactions: number; queries: number } } {
+  const counts = { transactions: 0, queries: 0 };
+  return {
+    counts,
+    store: {
+      kind: store.kind,
+      query: (text, params) => {
+        counts.queries += 1;
+        return store.query(text, params);
+      },
+      exec: (script) => store.exec(script),
+      transaction: (fn) => {
+        counts.transactions += 1;
+        return store.transaction(fn);
+      },
+      withConnection: (fn) => store.withConnection(fn),
+      ping: (ms) => store.ping(ms),
+      close: () => Promise.resolve(),
+    },
+  };
+}
+
+describe('the claim', () => {
+  it('reads each event body and endpoint in the claim statement itself: no other reads, deleted and disabled endpoints cancel', async (t) => {
+    const w = await testbed(t);
+    const live = await w.createEndpoint({ url: w.receiver.url('/live') });
+    const deleted = await w.createEndpoint({ url: w.receiver.url('/deleted') });
+    const disabled = await w.createEndpoint({ url: w.receiver.url('/disabled') });
+    const events = [await w.emit('payment.succeeded'), await w.emit('payment.failed')];
+    const store = w.t.testStore.store;
+    assert.equal(await fanOut(w.workerDeps(), 10), 2);
+    // After the fan-out, as if a delete and a disable raced deliveries already queued.
+    await store.query('UPDATE webhook_endpoints SET deleted_at = now() WHERE id = $1', [deleted.id]);
+    await store.query("UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'manual' WHERE id = $1", [
+      disabled.id,
+    ]);
+
+    const { store: counting, counts } = countingStore(store);
+    const ready = await claimReady(
+      { ...w.workerDeps(), store: counting },
+      { limit: 10, perTargetLimit: 4, inFlight: new Map(), scanLimit: 100 },
+    );
+    assert.equal(ready.length, 6, 'two events to three endpoints');
+    assert.deepEqual([counts.transactions, counts.queries], [1, 0], 'one claim transaction and nothing read after it');
+
+    const kindOf = (endpointId: string) =>
+      ready.filter((r) => r.claim.endpointId === endpointId).map((r) => (r.kind === 'send' ? 'send' : r.reason));
+    assert.deepEqual(kindOf(live.id), ['send', 'send']);
+    assert.deepEqual(kindOf(deleted.id), ['endpoint_deleted', 'endpoint_deleted']);
+    assert.deepEqual(kindOf(disabled.id), ['endpoint_disabled', 'endpoint_disabled']);
+    for (const r of ready) {
+      if (r.kind !== 'send') continue;
+      const body = JSON.parse(r.body) as { id: string; type: string };
+      assert.equal(body.id, r.claim.eventId, 'each delivery carries its own event, once per event in the claim');
+      assert.equal(r.url, w.receiver.url('/live'));
+    }
+    assert.deepEqual(new Set(ready.map((r) => r.claim.eventId)), new Set(events));
+  });
+});
+
 describe('recording by group commit', () => {
   it('records a batch of finished sends in one transaction, each with its own outcome, attempt and lease fence', async (t) => {
     const w = await testbed(t);
@@ -449,19 +510,7 @@ describe('recording by group commit', () => {
     const events = [await w.emit('payment.succeeded'), await w.emit('payment.failed')];
 
     const store = w.t.testStore.store;
-    let transactions = 0;
-    const counting: Store = {
-      kind: store.kind,
-      query: (text, params) => store.query(text, params),
-      exec: (script) => store.exec(script),
-      transaction: (fn) => {
-        transactions += 1;
-        return store.transaction(fn);
-      },
-      withConnection: (fn) => store.withConnection(fn),
-      ping: (ms) => store.ping(ms),
-      close: () => Promise.resolve(),
-    };
+    const { store: counting, counts } = countingStore(store);
     const deps = { ...w.workerDeps(), store: counting };
     assert.equal(await fanOut(deps, 10), 2);
     const claimed = await claimReady(deps, { limit: 10, perTargetLimit: 4, inFlight: new Map(), scanLimit: 100 });
@@ -472,9 +521,9 @@ describe('recording by group commit', () => {
     await store.query("UPDATE webhook_deliveries SET lease_token = 'someone-else' WHERE id = $1", [lost.claim.id]);
 
     const finished = await Promise.all(claimed.map((c) => sendDelivery(deps, c)));
-    transactions = 0;
+    counts.transactions = 0;
     const reports = await recordDeliveries(deps, finished);
-    assert.equal(transactions, 1, 'six deliveries, one transaction');
+    assert.equal(counts.transactions, 1, 'six deliveries, one transaction');
 
     const byEndpoint = (id: string) => reports.filter((r, i) => claimed[i]?.claim.endpointId === id);
     assert.deepEqual(

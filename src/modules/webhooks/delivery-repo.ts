@@ -1,9 +1,9 @@
 import { type Statement, withCtes } from '../../db/statement.ts';
 import type { Queryable, Store } from '../../db/store.ts';
 import type { StoredEvent } from '../events/index.ts';
-import type { Tenant } from './endpoint-repo.ts';
+import { endpointFromPrefixedRow, prefixedEndpointColumns, type Tenant } from './endpoint-repo.ts';
 import type { AttemptOutcome } from './retry-policy.ts';
-import type { DeliveryFailureReason, DeliveryStatus } from './webhook-types.ts';
+import type { DeliveryFailureReason, DeliveryStatus, WebhookEndpoint } from './webhook-types.ts';
 import type { Environment } from '../../kernel/index.ts';
 import { planStable } from '../../db/plan-stable.ts';
 
@@ -143,6 +143,15 @@ export interface ClaimedDelivery extends DeliveryTarget {
   rowTid: string;
 }
 
+/** A claim's rows, with what sending them needs, read by the same statement. */
+export interface ClaimedBatch {
+  deliveries: ClaimedDelivery[];
+  /** Event payloads by event id. */
+  payloads: Map<string, StoredEvent>;
+  /** The claimed deliveries' endpoints by id; a deleted endpoint is absent. */
+  endpoints: Map<string, WebhookEndpoint>;
+}
+
 export interface ClaimRequest {
   now: Date;
   /** The lease: a claimed delivery becomes due again at this time unless its attempt is recorded. */
@@ -181,7 +190,7 @@ export interface ClaimRequest {
  *   worker may still start for that target, so one slow receiver cannot take every slot; targets
  *   already at their limit are left out of the scan entirely, so their backlog does not fill it.
  */
-export async function claimDueDeliveries(store: Store, c: ClaimRequest): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(store: Store, c: ClaimRequest): Promise<ClaimedBatch> {
   return store.transaction(async (tx) => {
     // One round trip for both settings. A claim is a lease, not a fact, so its commit does not wait
     // for the WAL flush: a claim the database loses in a crash leaves the delivery due again, and
@@ -195,12 +204,13 @@ export async function claimDueDeliveries(store: Store, c: ClaimRequest): Promise
 /** The claim's settings for its own transaction (see claimDueDeliveries); exported for bench/history.ts. */
 export const CLAIM_SETTINGS_SQL = 'SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off';
 
-/** The claim as a statement, for `c`; exported so bench/history.ts can EXPLAIN the real one. */
-export function claimStatement(c: ClaimRequest): Statement {
-  const saturated = [...c.inFlight].filter(([, n]) => n >= c.perTargetLimit).map(([k]) => k);
-  const busy = [...c.inFlight].filter(([, n]) => n > 0 && n < c.perTargetLimit);
-  return {
-    text: `WITH due AS (
+/**
+ * The claim (see claimDueDeliveries), and in the same statement what sending the claimed rows
+ * needs: each event's payload (once per event: the other rows of the same event carry NULL) and
+ * each delivery's endpoint, both checked against the delivery's tenant. A deleted endpoint joins
+ * nothing (the delivery is then canceled); an event cannot be missing (deliveries reference it).
+ */
+const CLAIM_SQL = `WITH due AS (
        SELECT ctid, id, target_key, next_attempt_at FROM webhook_deliveries
        WHERE status = 'pending' AND next_attempt_at <= $1 AND NOT (target_key = ANY($2::text[]))
          AND (leased_until IS NULL OR leased_until <= $1)
@@ -214,11 +224,27 @@ export function claimStatement(c: ClaimRequest): Statement {
        WHERE d.ctid = ANY(ARRAY(SELECT ctid FROM ranked WHERE slot <= $6))
        ORDER BY d.next_attempt_at LIMIT $7
        FOR UPDATE OF d SKIP LOCKED
+     ), claimed AS (
+       UPDATE webhook_deliveries d SET leased_until = $8, lease_token = $9, updated_at = $1
+       WHERE d.ctid = ANY(ARRAY(SELECT ctid FROM picked)) AND coalesce(d.status, '') = 'pending' AND d.next_attempt_at <= $1
+         AND (d.leased_until IS NULL OR d.leased_until <= $1)
+       RETURNING d.ctid::text AS row_tid, d.id, d.event_id, d.merchant_id, d.environment, d.endpoint_id, d.callback_url, d.target_key,
+         d.attempt_count
      )
-     UPDATE webhook_deliveries d SET leased_until = $8, lease_token = $9, updated_at = $1
-     WHERE d.ctid = ANY(ARRAY(SELECT ctid FROM picked)) AND coalesce(d.status, '') = 'pending' AND d.next_attempt_at <= $1
-       AND (d.leased_until IS NULL OR d.leased_until <= $1)
-     RETURNING d.ctid::text AS row_tid, d.id, d.event_id, d.merchant_id, d.environment, d.endpoint_id, d.callback_url, d.target_key, d.attempt_count`,
+     SELECT c.*,
+            CASE WHEN row_number() OVER (PARTITION BY c.event_id COLLATE "C") = 1 THEN e.payload END AS payload,
+            ${prefixedEndpointColumns('ep')}
+     FROM claimed c
+     LEFT JOIN events e ON e.id = c.event_id AND e.merchant_id = c.merchant_id AND e.environment = c.environment
+     LEFT JOIN webhook_endpoints ep ON ep.id = c.endpoint_id AND ep.merchant_id = c.merchant_id
+       AND ep.environment = c.environment AND ep.deleted_at IS NULL`;
+
+/** The claim as a statement, for `c`; exported so bench/history.ts can EXPLAIN the real one. */
+export function claimStatement(c: ClaimRequest): Statement {
+  const saturated = [...c.inFlight].filter(([, n]) => n >= c.perTargetLimit).map(([k]) => k);
+  const busy = [...c.inFlight].filter(([, n]) => n > 0 && n < c.perTargetLimit);
+  return {
+    text: CLAIM_SQL,
     params: [
       c.now,
       saturated,
@@ -233,7 +259,7 @@ export function claimStatement(c: ClaimRequest): Statement {
   };
 }
 
-async function claimIn(q: Queryable, c: ClaimRequest): Promise<ClaimedDelivery[]> {
+async function claimIn(q: Queryable, c: ClaimRequest): Promise<ClaimedBatch> {
   const claim = claimStatement(c);
   const rows = await q.query<{
     row_tid: string;
@@ -245,33 +271,28 @@ async function claimIn(q: Queryable, c: ClaimRequest): Promise<ClaimedDelivery[]
     callback_url: string | null;
     target_key: string;
     attempt_count: number;
+    payload: StoredEvent | null;
+    [key: string]: unknown;
   }>(claim.text, claim.params);
-  return rows.map((r) => ({
-    id: r.id,
-    eventId: r.event_id,
-    merchantId: r.merchant_id,
-    environment: r.environment,
-    endpointId: r.endpoint_id,
-    callbackUrl: r.callback_url,
-    targetKey: r.target_key,
-    attemptCount: r.attempt_count,
-    leaseToken: c.leaseToken,
-    rowTid: r.row_tid,
-  }));
-}
-
-/** Event payloads for a claimed batch, each checked against its tenant. */
-export async function eventPayloadsOf(
-  q: Queryable,
-  keys: readonly (Tenant & { id: string })[],
-): Promise<Map<string, StoredEvent>> {
-  if (keys.length === 0) return new Map();
-  const rows = await q.query<{ id: string; payload: StoredEvent }>(
-    `SELECT id, payload FROM events
-     WHERE (id, merchant_id, environment) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`,
-    [keys.map((k) => k.id), keys.map((k) => k.merchantId), keys.map((k) => k.environment)],
-  );
-  return new Map(rows.map((r) => [r.id, r.payload]));
+  const batch: ClaimedBatch = { deliveries: [], payloads: new Map(), endpoints: new Map() };
+  for (const r of rows) {
+    batch.deliveries.push({
+      id: r.id,
+      eventId: r.event_id,
+      merchantId: r.merchant_id,
+      environment: r.environment,
+      endpointId: r.endpoint_id,
+      callbackUrl: r.callback_url,
+      targetKey: r.target_key,
+      attemptCount: r.attempt_count,
+      leaseToken: c.leaseToken,
+      rowTid: r.row_tid,
+    });
+    if (r.payload !== null) batch.payloads.set(r.event_id, r.payload);
+    const endpoint = endpointFromPrefixedRow(r);
+    if (endpoint !== undefined) batch.endpoints.set(endpoint.id, endpoint);
+  }
+  return batch;
 }
 
 export interface AttemptRecord {

@@ -20,7 +20,6 @@ import {
   type DeliveryRecord,
   type DeliveryTrigger,
   dequeueEvents,
-  eventPayloadsOf,
   insertDeliveries,
   lockQueuedEvents,
   type NewDelivery,
@@ -30,7 +29,6 @@ import {
 import {
   autoDisableEndpoint,
   enabledEndpointsOf,
-  endpointsByIds,
   findEndpoint,
   noteEndpointFailure,
   noteEndpointSuccess,
@@ -199,7 +197,11 @@ export async function claimReady(
   r: { limit: number; perTargetLimit: number; inFlight: ReadonlyMap<string, number>; scanLimit: number },
 ): Promise<ReadyDelivery[]> {
   const now = deps.clock.now();
-  const claimed = await claimDueDeliveries(deps.store, {
+  const {
+    deliveries: claimed,
+    payloads,
+    endpoints,
+  } = await claimDueDeliveries(deps.store, {
     now,
     leaseUntil: new Date(now.getTime() + deps.leaseMs),
     leaseToken: randomToken(12),
@@ -209,19 +211,6 @@ export async function claimReady(
     scanLimit: r.scanLimit,
   });
   if (claimed.length === 0) return [];
-  // Two independent reads: side by side on the pool, one round trip of latency instead of two.
-  const [payloads, endpoints] = await Promise.all([
-    eventPayloadsOf(
-      deps.store,
-      claimed.map((c) => ({ id: c.eventId, merchantId: c.merchantId, environment: c.environment })),
-    ),
-    endpointsByIds(
-      deps.store,
-      claimed.flatMap((c) =>
-        c.endpointId === null ? [] : [{ id: c.endpointId, merchantId: c.merchantId, environment: c.environment }],
-      ),
-    ),
-  ]);
   const callbackTenants = distinctTenants(claimed.filter((c) => c.callbackUrl !== null));
   const callbackSecrets =
     callbackTenants.length === 0 ? new Map() : await ensureCallbackSecrets(deps.store, deps.secretBox, callbackTenants, now);

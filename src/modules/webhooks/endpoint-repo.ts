@@ -118,19 +118,21 @@ export async function enabledEndpointsOf(q: Queryable, tenants: readonly Tenant[
   return rows.map(endpointFromRow);
 }
 
-/** Endpoints by id, each checked against its tenant (the dispatcher loads a claimed batch). */
-export async function endpointsByIds(
-  q: Queryable,
-  keys: readonly (Tenant & { id: string })[],
-): Promise<Map<string, WebhookEndpoint>> {
-  if (keys.length === 0) return new Map();
-  const rows = await q.query<EndpointRow>(
-    `SELECT ${COLUMNS} FROM webhook_endpoints
-     WHERE (id, merchant_id, environment) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))
-       AND deleted_at IS NULL`,
-    [keys.map((k) => k.id), keys.map((k) => k.merchantId), keys.map((k) => k.environment)],
-  );
-  return new Map(rows.map((r) => [r.id, endpointFromRow(r)]));
+const COLUMN_NAMES = COLUMNS.split(',').map((c) => c.trim());
+
+/**
+ * For a statement that reads endpoints alongside other rows (the dispatcher's claim): every
+ * endpoint column of `alias` as `ep_<column>` (a delivery row has its own `endpoint_id`).
+ * `endpointFromPrefixedRow` reads them back.
+ */
+export function prefixedEndpointColumns(alias: string): string {
+  return COLUMN_NAMES.map((c) => `${alias}.${c} AS ep_${c}`).join(', ');
+}
+
+/** The endpoint in a row read with `prefixedEndpointColumns`; undefined when the join found none. */
+export function endpointFromPrefixedRow(row: Record<string, unknown>): WebhookEndpoint | undefined {
+  if (row.ep_id === null || row.ep_id === undefined) return undefined;
+  return endpointFromRow(Object.fromEntries(COLUMN_NAMES.map((c) => [c, row[`ep_${c}`]])) as EndpointRow);
 }
 
 /**
