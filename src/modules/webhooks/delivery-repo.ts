@@ -289,8 +289,11 @@ async function claimIn(q: Queryable, c: ClaimRequest): Promise<ClaimedBatch> {
       rowTid: r.row_tid,
     });
     if (r.payload !== null) batch.payloads.set(r.event_id, r.payload);
-    const endpoint = endpointFromPrefixedRow(r);
-    if (endpoint !== undefined) batch.endpoints.set(endpoint.id, endpoint);
+    // Many rows share an endpoint: build it once per claim, not once per row.
+    if (r.endpoint_id !== null && !batch.endpoints.has(r.endpoint_id)) {
+      const endpoint = endpointFromPrefixedRow(r);
+      if (endpoint !== undefined) batch.endpoints.set(endpoint.id, endpoint);
+    }
   }
   return batch;
 }
