@@ -10,6 +10,8 @@ import { auth, type CreatedSample, createRequests, getRequests } from './scenari
  * paced, to a fresh server and prints when the slowest answers were due, so that a tail can be
  * matched with what the server was doing then (a job's period, a checkpoint, a collection).
  *   node --import tsx bench/latency-probe.ts --store postgres --rate 300 --seconds 20
+ * With --node-arg=--trace-gc it places the server's collections on the window's clock; with
+ * --node-arg=--trace-gc-nvp it says what the server's scavenges promoted per request.
  */
 const { values } = parseArgs({
   options: {
@@ -128,6 +130,32 @@ try {
           .filter((g) => g.kind === 'Mark-Compact')
           .map((g) => `${g.at.toFixed(2)}:${g.ms.toFixed(1)}`)
           .join(' '),
+      );
+    }
+  }
+  if (values['node-arg'].includes('--trace-gc-nvp')) {
+    // What the server's young collections promoted in the window (decision 0028): bytes that
+    // outlived two scavenges, per request. The server's output is a bounded tail, so this counts
+    // the window's scavenges still in it and the requests due between the first and the last.
+    const started = processStartEpochMs(store.server.pid);
+    const byIsolate = new Map<string, { at: number; promoted: number }[]>();
+    for (const m of store.server.output().matchAll(/\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: [^\n]*?gc=s [^\n]*? promoted=(\d+)/g)) {
+      if (started === null) break;
+      const at = (started + Number(m[2]) - windowStartEpoch) / 1000;
+      if (at < 0 || at > Number(values.seconds)) continue;
+      const list = byIsolate.get(m[1] as string) ?? [];
+      list.push({ at, promoted: Number(m[3]) });
+      byIsolate.set(m[1] as string, list);
+    }
+    // The main isolate scavenges most (the others are tsx's loader thread and the like).
+    const main = [...byIsolate.values()].sort((a, b) => b.length - a.length)[0] ?? [];
+    const first = main[0];
+    const last = main.at(-1);
+    if (first !== undefined && last !== undefined && last.at > first.at) {
+      const promoted = main.slice(1).reduce((sum, g) => sum + g.promoted, 0);
+      const requests = (last.at - first.at) * Number(values.rate);
+      console.log(
+        `server scavenges in the window (in the output's tail): ${main.length}; promoted ${(promoted / (main.length - 1) / 1024).toFixed(0)} KB per scavenge, ${(promoted / requests).toFixed(0)} bytes per request`,
       );
     }
   }

@@ -39,4 +39,24 @@ describe('deadline', () => {
       mock.timers.reset();
     }
   });
+
+  it('without a parent: fires after its time, and a disposed one never does (a connector call that ended)', () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const ended = deadline(null, 5);
+      ended.dispose();
+      mock.timers.tick(50);
+      assert.equal(ended.signal.aborted, false);
+      assert.equal(ended.timedOut(), false);
+      const slow = deadline(null, 5);
+      mock.timers.tick(4);
+      assert.equal(slow.signal.aborted, false);
+      mock.timers.tick(1);
+      assert.equal(slow.timedOut(), true);
+      assert.equal((slow.signal.reason as DOMException).name, 'TimeoutError');
+      slow.dispose();
+    } finally {
+      mock.timers.reset();
+    }
+  });
 });

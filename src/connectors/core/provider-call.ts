@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import { deadline } from '../../lib/deadline.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { CallContext, Connector, SettlementEntry } from './connector.ts';
 
@@ -27,11 +28,14 @@ export async function callProvider<T>(
   context: Record<string, unknown>,
   call: (ctx: CallContext) => Promise<T>,
 ): Promise<T | ProviderCallFailed> {
+  const connectorDeadline = deadline(null, deps.connectorTimeoutMs);
   try {
-    return await call({ signal: AbortSignal.timeout(deps.connectorTimeoutMs), now: deps.clock.now() });
+    return await call({ signal: connectorDeadline.signal, now: deps.clock.now() });
   } catch (error) {
     deps.log.error({ err: error, ...context }, `connector ${what} threw`);
     return { kind: 'unknown', code: 'connector_error', message: 'provider call failed' };
+  } finally {
+    connectorDeadline.dispose();
   }
 }
 

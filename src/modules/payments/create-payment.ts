@@ -6,6 +6,7 @@ import { withCtes } from '../../db/statement.ts';
 import type { Queryable, Store } from '../../db/store.ts';
 import { assert } from '../../lib/assert.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { deadline } from '../../lib/deadline.ts';
 import type { ErrorCode, ErrorDetail } from '../../lib/error-catalogue.ts';
 import type { Failpoints } from '../../lib/failpoints.ts';
 import { newId } from '../../lib/ids.ts';
@@ -543,7 +544,7 @@ async function callCreateCharge(
   connector: Connector,
 ): Promise<ChargeOutcome> {
   const now = deps.clock.now();
-  const signal = AbortSignal.timeout(deps.connectorTimeoutMs);
+  const connectorDeadline = deadline(null, deps.connectorTimeoutMs);
   try {
     return await connector.createCharge(
       {
@@ -560,17 +561,19 @@ async function callCreateCharge(
         email: payment.email,
         expiresAt: attempt.chargeExpiresAt ?? addMs(attempt.createdAt, instructionTtlMs(settings, connector.capabilities)),
       },
-      { signal, now },
+      { signal: connectorDeadline.signal, now },
     );
   } catch (error) {
     // A connector must return outcomes as values; a throw means we cannot know what happened.
-    const timedOut = signal.aborted;
+    const timedOut = connectorDeadline.timedOut();
     deps.log.error({ err: error, connector: attempt.connector, attempt_id: attempt.id }, 'connector call threw');
     return {
       kind: 'unknown',
       code: timedOut ? 'timeout' : 'connector_error',
       message: timedOut ? 'provider timed out' : 'provider call failed',
     };
+  } finally {
+    connectorDeadline.dispose();
   }
 }
 
@@ -587,9 +590,9 @@ async function finishIssued(
   const connector = deps.connectors.get(attempt.connector);
   const instrument = connector?.capabilities.instruments.find((i) => i.code === attempt.instrument);
   const now = deps.clock.now();
-  const pending: Payment = {
-    ...payment,
-    status: 'pending',
+  // Object.assign, not a spread with added properties: decision 0028.
+  const pending: Payment = Object.assign({}, payment, {
+    status: 'pending' as const,
     channel: attempt.channel,
     paymentMethod: {
       channel: attempt.channel,
@@ -611,7 +614,7 @@ async function finishIssued(
         error_code: a.errorCode,
       })),
     },
-  };
+  });
   const view = paymentView(pending, deps.publicBaseUrl);
   const body = JSON.stringify(view);
   return finishWithResponse(deps, scope, body, 'statement', (q) =>

@@ -1,4 +1,5 @@
 import { toMajorNumber } from '../../lib/money.ts';
+import type { Instructions } from '../../connectors/core/connector.ts';
 import type { Payment } from './payment-types.ts';
 
 /**
@@ -6,15 +7,7 @@ import type { Payment } from './payment-types.ts';
  * snapshots. Amounts become JSON numbers in major units here and nowhere else.
  */
 export function paymentView(p: Payment, publicBaseUrl: string) {
-  const instructions =
-    p.instructions === null
-      ? null
-      : {
-          ...p.instructions,
-          amount: toMajorNumber(p.amountMinor, p.currency),
-          currency: p.currency,
-          expires_at: p.expiresAt.toISOString(),
-        };
+  const instructions = p.instructions === null ? null : withAmountAndExpiry(p.instructions, p);
   return {
     id: p.id,
     object: 'payment' as const,
@@ -62,6 +55,20 @@ export function paymentView(p: Payment, publicBaseUrl: string) {
     net: p.netMinor === null ? null : toMajorNumber(p.netMinor, p.currency),
     payer_data_erased_at: p.payerDataErasedAt?.toISOString() ?? null,
   };
+}
+
+/**
+ * The provider's instructions with the payment's amount, currency and expiry (a key the provider
+ * also sent keeps its place and takes the payment's value). Object.assign rather than
+ * `{ ...instructions, amount, … }`: see decision 0028 — on Node 20 a spread with added
+ * properties on a request path kept each request's objects alive across young collections.
+ */
+function withAmountAndExpiry<I extends Instructions>(instructions: I, p: Payment) {
+  return Object.assign({}, instructions, {
+    amount: toMajorNumber(p.amountMinor, p.currency),
+    currency: p.currency,
+    expires_at: p.expiresAt.toISOString(),
+  });
 }
 
 export type PaymentView = ReturnType<typeof paymentView>;
