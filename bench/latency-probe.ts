@@ -147,15 +147,17 @@ try {
       list.push({ at, promoted: Number(m[3]) });
       byIsolate.set(m[1] as string, list);
     }
-    // The main isolate scavenges most (the others are tsx's loader thread and the like).
-    const main = [...byIsolate.values()].sort((a, b) => b.length - a.length)[0] ?? [];
-    const first = main[0];
-    const last = main.at(-1);
-    if (first !== undefined && last !== undefined && last.at > first.at) {
-      const promoted = main.slice(1).reduce((sum, g) => sum + g.promoted, 0);
+    // One line per isolate: the main thread's, and on the embedded store the database thread's
+    // (and tsx's loader thread, which barely allocates). The main thread's isolate is the one whose
+    // address is not in the 0x7f… mapping range that threads' isolates get.
+    for (const [isolate, list] of [...byIsolate].sort((a, b) => b[1].length - a[1].length)) {
+      const first = list[0];
+      const last = list.at(-1);
+      if (first === undefined || last === undefined || last.at <= first.at) continue;
+      const promoted = list.slice(1).reduce((sum, g) => sum + g.promoted, 0);
       const requests = (last.at - first.at) * Number(values.rate);
       console.log(
-        `server scavenges in the window (in the output's tail): ${main.length}; promoted ${(promoted / (main.length - 1) / 1024).toFixed(0)} KB per scavenge, ${(promoted / requests).toFixed(0)} bytes per request`,
+        `server isolate ${isolate}: ${list.length} scavenges in the window (in the output's tail); promoted ${(promoted / (list.length - 1) / 1024).toFixed(0)} KB per scavenge, ${(promoted / requests).toFixed(0)} bytes per request`,
       );
     }
   }
