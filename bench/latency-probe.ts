@@ -139,9 +139,12 @@ try {
     // the window's scavenges still in it and the requests due between the first and the last.
     const started = processStartEpochMs(store.server.pid);
     const byIsolate = new Map<string, { at: number; promoted: number }[]>();
-    for (const m of store.server.output().matchAll(/\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: [^\n]*?gc=s [^\n]*? promoted=(\d+)/g)) {
-      if (started === null) break;
-      const at = (started + Number(m[2]) - windowStartEpoch) / 1000;
+    const lines =
+      started === null
+        ? []
+        : store.server.output().matchAll(/\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: [^\n]*?gc=s [^\n]*? promoted=(\d+)/g);
+    for (const m of lines) {
+      const at = ((started ?? 0) + Number(m[2]) - windowStartEpoch) / 1000;
       if (at < 0 || at > Number(values.seconds)) continue;
       const list = byIsolate.get(m[1] as string) ?? [];
       list.push({ at, promoted: Number(m[3]) });
