@@ -1,8 +1,10 @@
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { perOperation, postgresPids, processStartEpochMs, startCpuWindow } from './lib/cpu.ts';
 import { runLoad } from './lib/load.ts';
 import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
+import { formatClusters, type Sample, slowClusters, watchOwnGc } from './lib/tail.ts';
 import { auth, type CreatedSample, createRequests, getRequests } from './scenarios.ts';
 
 /**
@@ -11,7 +13,8 @@ import { auth, type CreatedSample, createRequests, getRequests } from './scenari
  * matched with what the server was doing then (a job's period, a checkpoint, a collection).
  *   node --import tsx bench/latency-probe.ts --store postgres --rate 300 --seconds 20
  * With --node-arg=--trace-gc it places the server's collections on the window's clock; with
- * --node-arg=--trace-gc-nvp it says what the server's scavenges promoted per request.
+ * --node-arg=--trace-gc-nvp it says what the server's scavenges promoted per request; --server-output
+ * FILE keeps the tail of the server's output (its last 64 KB) for reading beside the clusters.
  */
 const { values } = parseArgs({
   options: {
@@ -21,6 +24,7 @@ const { values } = parseArgs({
     env: { type: 'string', multiple: true, default: [] },
     'node-arg': { type: 'string', multiple: true, default: [] },
     scenario: { type: 'string', default: 'create' },
+    'server-output': { type: 'string' },
   },
 });
 const env = Object.fromEntries(values.env.map((kv) => kv.split('=', 2) as [string, string]));
@@ -42,19 +46,14 @@ try {
       : creates;
   if (values.scenario === 'get')
     await runLoad({ url: store.server.url, connections: 32, seconds: 3, requests, rate: Number(values.rate) });
-  const samples: { due: number; ms: number }[] = [];
+  const samples: Sample[] = [];
   // The load generator's own event loop: a stall here delays every request due meanwhile, and the
   // paced load counts that delay against the server.
   const clientLag = monitorEventLoopDelay({ resolution: 5 });
   clientLag.enable();
   // The load generator's own collections: a pause delays every request due during it.
-  const clientGc: { at: number; ms: number }[] = [];
-  const windowStart = performance.now();
-  const windowStartEpoch = performance.timeOrigin + windowStart;
-  const gcObserver = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) clientGc.push({ at: e.startTime - windowStart, ms: e.duration });
-  });
-  gcObserver.observe({ entryTypes: ['gc'] });
+  const windowStartEpoch = performance.timeOrigin + performance.now();
+  const ownGc = watchOwnGc();
   // Where the cycles of the window went: at a fixed offered rate, the server's CPU per request
   // compares two builds more steadily than a closed-loop rate on a noisy machine.
   const providers = store.providers;
@@ -72,7 +71,7 @@ try {
     onSample: (due, ms) => samples.push({ due, ms }),
   });
   clientLag.disable();
-  gcObserver.disconnect();
+  const clientGc = ownGc.stop();
   const longGc = clientGc.filter((g) => g.ms >= 5);
   console.log(
     `load generator GC: ${clientGc.length} collections, ${clientGc.reduce((t, g) => t + g.ms, 0).toFixed(0)} ms; >= 5 ms at s:`,
@@ -92,6 +91,7 @@ try {
       .join('; '),
   );
   console.log(`server output ${store.server.output().length} bytes`);
+  if (values['server-output'] !== undefined) writeFileSync(values['server-output'], store.server.output());
   console.log(
     'cpu ms per request:',
     Object.entries(perOperation(spent, samples.length))
@@ -101,7 +101,6 @@ try {
   console.log(
     `${samples.length} ${values.scenario} at ${values.rate}/s: p50 ${q(0.5)} p90 ${q(0.9)} p99 ${q(0.99)} max ${q(0.9999)} ms`,
   );
-  const slow = samples.filter((s) => s.ms > Number(q(0.99))).sort((a, b) => a.due - b.due);
   if (values['node-arg'].includes('--trace-gc')) {
     // One parse of the server's --trace-gc lines: the kind, when (ms since the server started), the pause.
     const collections = store.server
@@ -165,18 +164,9 @@ try {
     }
   }
   // The slowest 1 % as clusters (answers due within 50 ms of the previous slow one): a stall and its backlog.
-  const clusters: { from: number; to: number; n: number; max: number }[] = [];
-  for (const x of slow) {
-    const last = clusters.at(-1);
-    if (last !== undefined && x.due - last.to <= 50) {
-      last.to = x.due;
-      last.n += 1;
-      last.max = Math.max(last.max, x.ms);
-    } else clusters.push({ from: x.due, to: x.due, n: 1, max: x.ms });
-  }
   console.log(
     'slowest 1 % as clusters (due from-to s, answers, max ms):',
-    clusters.map((c) => `${(c.from / 1000).toFixed(2)}-${(c.to / 1000).toFixed(2)} ${c.n} ${c.max.toFixed(0)}`).join('; '),
+    formatClusters(slowClusters(samples, Number(q(0.99)))),
   );
 } finally {
   await store.cleanup();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../test/reliability/harness/processes.ts';
 import { KNEE_P99_MS, runDispatch } from './dispatch.ts';
-import { runLoad } from './lib/load.ts';
+import type { runLoad } from './lib/load.ts';
 import {
   alternateIfAbove,
   cpuGroups,
@@ -30,6 +30,8 @@ import {
 } from './scenarios.ts';
 import { runScaling } from './scaling.ts';
 import { round } from './lib/stats.ts';
+import { pacedTail, type Sample } from './lib/tail.ts';
+import { runPacedLoadOnOwnThread } from './lib/paced-thread.ts';
 import { runSoak } from './soak.ts';
 import { runOverviewBench } from './overview.ts';
 import { runHistoryBench } from './history.ts';
@@ -66,6 +68,8 @@ import { startOtlpSink } from './lib/otlp-sink.ts';
  *          --dispatch-only (only the webhook dispatch scenario: a development aid),
  *          --server-heap-mib N (soak: cap the server's V8 old space; a leak then fails the soak
  *          instead of hiding behind a lazy garbage collector),
+ *          --server-node-arg ARG (repeatable: a Node option for the servers under test, e.g. an --import'ed
+ *          recorder or --trace-gc: a development aid, as the latency probe's --node-arg),
  *          --tracing (the servers run with OTEL_EXPORTER_OTLP_ENDPOINT pointed at a loopback sink
  *          that accepts and discards: the cost of tracing, docs/tracing.md).
  * Writes bench/latest.json (not in --soak/--profile, which write their own files; --tracing writes
@@ -79,6 +83,7 @@ const { values } = parseArgs({
     'dispatch-rate': { type: 'string', default: '2400' },
     'embedded-dispatch-rate': { type: 'string', default: '1000' },
     'server-heap-mib': { type: 'string' },
+    'server-node-arg': { type: 'string', multiple: true, default: [] },
     soak: { type: 'boolean', default: false },
     tracing: { type: 'boolean', default: false },
     scaling: { type: 'boolean', default: false },
@@ -271,8 +276,20 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
     expect: (s: number) => boolean,
     unpaced: Row,
   ): Promise<Row> => {
-    await runLoad({ url: api, connections, seconds: warmupSeconds, requests, rate, expect });
-    const r = await runLoad({ url: api, connections, seconds: windowSeconds, requests, rate, expect });
+    // Warm-up and window on a thread of their own (paced-thread.ts): this thread's heap holds the
+    // whole run by now.
+    const samples: Sample[] = [];
+    const r = await runPacedLoadOnOwnThread({
+      warmupSeconds,
+      url: api,
+      connections,
+      seconds: windowSeconds,
+      requests,
+      rate,
+      expect,
+      onSample: (due, ms) => samples.push({ due, ms }),
+    });
+    const tail = pacedTail(samples, r.p99Ms, r.ownGc);
     // Half the ceiling is half the load only where the service runs near its ceiling: the share of
     // what the service itself answered unpaced in this run says how near saturation the row is.
     const share = unpaced.rps !== null && unpaced.rps > 0 ? (round(rate / unpaced.rps, 2) ?? undefined) : undefined;
@@ -280,6 +297,7 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
       ...judge(row(rowName, name, 'scenario', r, null)),
       offered_rps: Math.round(rate),
       ...(share === undefined ? {} : { offered_of_unpaced: share }),
+      tail,
     };
   };
   const sample: CreatedSample[] = [];
@@ -347,7 +365,9 @@ async function benchmark(): Promise<void> {
   // as their own process. The embedded store keeps them in the server, as `npm start` does.
   const sink = values.tracing ? await startOtlpSink() : undefined;
   const serverEnv = sink === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
-  const setups = await Promise.all(stores.map((s) => setupStore(s, [], { separateProviders: s === 'postgres', serverEnv })));
+  const setups = await Promise.all(
+    stores.map((s) => setupStore(s, values['server-node-arg'], { separateProviders: s === 'postgres', serverEnv })),
+  );
   if (values.quick && values.seconds === undefined) {
     // Windows (13 per store — dispatch has two, the receiver's ceiling and the load — plus the HTTP
     // ceiling) and warm-ups (8 per store, at half a window) share what is left of the budget, less

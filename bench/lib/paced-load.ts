@@ -25,14 +25,87 @@ import { LatencyRecorder, windowSummary } from './stats.ts';
  * only where a request reads its answer (`onResponse`), the body.
  */
 export async function runPacedLoad(options: LoadOptions & { rate: number }): Promise<LoadResult> {
-  const expect = options.expect ?? ((s: number) => s >= 200 && s < 300);
+  const target = paceTarget(options);
+  const tally = new PacedTally(options);
+  let template = 0;
+  const { failed } = await pace({
+    ...target,
+    next: (dueMs) => {
+      const spec = options.requests[template++ % options.requests.length];
+      if (spec === undefined) throw new Error('runPacedLoad: no requests');
+      return pending(spec, dueMs, target.hostHeader);
+    },
+    onAnswer: (status, latencyMs, dueInWindowMs) => tally.record(status, latencyMs, dueInWindowMs),
+  });
+  return tally.result(failed);
+}
+
+/** Where and how a paced window goes, from a load's options (the first URL if several). */
+export function paceTarget(options: LoadOptions & { rate: number }): Omit<PaceOptions, 'next' | 'onAnswer'> & {
+  hostHeader: string;
+} {
   const base = new URL(Array.isArray(options.url) ? (options.url[0] ?? '') : options.url);
-  const host = base.hostname.replace(/^\[|\]$/g, '');
-  const port = Number(base.port || 80);
-  const timeoutMs = (options.timeoutSeconds ?? 10) * 1000;
-  const latencies = new LatencyRecorder();
-  const statusCounts: Record<string, number> = {};
-  let unexpected = 0;
+  return {
+    host: base.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(base.port || 80),
+    hostHeader: base.host,
+    connections: options.connections,
+    seconds: options.seconds,
+    rate: options.rate,
+    timeoutMs: (options.timeoutSeconds ?? 10) * 1000,
+  };
+}
+
+/** A paced window's answers as a load result: latencies, statuses, the unexpected ones. */
+export class PacedTally {
+  private readonly latencies = new LatencyRecorder();
+  private readonly statusCounts: Record<string, number> = {};
+  private unexpected = 0;
+  private readonly expect: (status: number) => boolean;
+  constructor(private readonly options: LoadOptions) {
+    this.expect = options.expect ?? ((s: number) => s >= 200 && s < 300);
+  }
+  record(status: number, latencyMs: number, dueInWindowMs: number): void {
+    this.latencies.record(latencyMs);
+    this.options.onSample?.(dueInWindowMs, latencyMs);
+    this.statusCounts[status] = (this.statusCounts[status] ?? 0) + 1;
+    if (!this.expect(status)) this.unexpected += 1;
+  }
+  result(failed: number): LoadResult {
+    return {
+      ...windowSummary(this.latencies, this.options.seconds),
+      errors: this.unexpected + failed,
+      statusCounts: this.statusCounts,
+    };
+  }
+}
+
+/** One request on its way: its bytes, when it was due, and what to do with its answer's body. */
+export interface Pending {
+  dueMs: number;
+  bytes: Buffer;
+  /** Called with the answer's body (read only for requests that have it). */
+  onBody?: (status: number, body: string) => void;
+}
+
+export interface PaceOptions {
+  host: string;
+  port: number;
+  connections: number;
+  seconds: number;
+  rate: number;
+  timeoutMs: number;
+  /** The request due at `dueMs` (performance.now() time). */
+  next: (dueMs: number) => Pending;
+  /** Every answered request: its status, latency from its due time, and its due time in the window. */
+  onAnswer: (status: number, latencyMs: number, dueInWindowMs: number) => void;
+}
+
+/**
+ * The open loop itself, whatever builds the requests: request i is due at start + i / rate and
+ * is handed to a free connection then (or waits for one, counted in its latency).
+ */
+export async function pace(o: PaceOptions): Promise<{ failed: number }> {
   let failed = 0;
   let outstanding = 0;
   let allSent = false;
@@ -40,19 +113,15 @@ export async function runPacedLoad(options: LoadOptions & { rate: number }): Pro
   const done = new Promise<void>((resolve) => {
     drained = resolve;
   });
-  const intervalMs = 1000 / options.rate;
+  const intervalMs = 1000 / o.rate;
   const startMs = performance.now();
-  const endMs = startMs + options.seconds * 1000;
+  const endMs = startMs + o.seconds * 1000;
 
   const settle = (p: Pending, status: number | null, body: string) => {
     if (status === null) failed += 1;
     else {
-      const latencyMs = performance.now() - p.dueMs;
-      latencies.record(latencyMs);
-      options.onSample?.(p.dueMs - startMs, latencyMs);
-      statusCounts[status] = (statusCounts[status] ?? 0) + 1;
-      if (!expect(status)) unexpected += 1;
-      p.spec.onResponse?.(status, body, p.context);
+      o.onAnswer(status, performance.now() - p.dueMs, p.dueMs - startMs);
+      p.onBody?.(status, body);
     }
     outstanding -= 1;
     if (allSent && outstanding === 0) drained();
@@ -65,10 +134,10 @@ export async function runPacedLoad(options: LoadOptions & { rate: number }): Pro
     while (queue.length > 0) {
       let c = idle.pop();
       if (c === undefined) {
-        if (open.size >= options.connections) return;
+        if (open.size >= o.connections) return;
         c = new Connection(
-          host,
-          port,
+          o.host,
+          o.port,
           settle,
           (gone) => {
             open.delete(gone);
@@ -89,22 +158,19 @@ export async function runPacedLoad(options: LoadOptions & { rate: number }): Pro
   const sweep = setInterval(
     () => {
       const now = performance.now();
-      for (const c of open) c.expire(now, timeoutMs);
+      for (const c of open) c.expire(now, o.timeoutMs);
     },
-    Math.max(10, Math.min(250, timeoutMs / 4)),
+    Math.max(10, Math.min(250, o.timeoutMs / 4)),
   );
 
   let issued = 0;
-  let template = 0;
   const dueMs = () => startMs + issued * intervalMs;
   try {
     while (dueMs() < endMs) {
       // Everything due by now goes out now (a late timer sends the backlog at once, on schedule).
       for (const now = performance.now(); dueMs() <= now && dueMs() < endMs; issued += 1) {
-        const spec = options.requests[template++ % options.requests.length];
-        if (spec === undefined) throw new Error('runPacedLoad: no requests');
         outstanding += 1;
-        queue.push(pending(spec, dueMs(), base.host));
+        queue.push(o.next(dueMs()));
       }
       pump();
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(dueMs(), endMs) - performance.now())));
@@ -115,18 +181,16 @@ export async function runPacedLoad(options: LoadOptions & { rate: number }): Pro
     clearInterval(sweep);
     for (const c of open) c.close();
   }
-  return { ...windowSummary(latencies, options.seconds), errors: unexpected + failed, statusCounts };
+  return { failed };
 }
 
-interface Pending {
-  dueMs: number;
-  spec: LoadRequest;
-  context: Record<string, unknown>;
-  bytes: Buffer;
+/** How many requests a window of `seconds` at `rate` issues (pace's loop: due times before its end). */
+export function requestsOfWindow(seconds: number, rate: number): number {
+  return Math.ceil(seconds * rate);
 }
 
-function pending(spec: LoadRequest, dueMs: number, hostHeader: string): Pending {
-  const context: Record<string, unknown> = {};
+/** The bytes of one request as its spec builds it (autocannon's setupRequest contract). */
+export function requestBytes(spec: LoadRequest, hostHeader: string, context: Record<string, unknown>): Buffer {
   const request = (spec.setupRequest?.({ ...spec } as autocannon.Request, context) ?? spec) as {
     method?: string;
     path?: string;
@@ -137,8 +201,16 @@ function pending(spec: LoadRequest, dueMs: number, hostHeader: string): Pending 
   let head = `${request.method ?? spec.method} ${request.path ?? spec.path} HTTP/1.1\r\nhost: ${hostHeader}\r\n`;
   for (const [name, value] of Object.entries(request.headers ?? {})) head += `${name}: ${value}\r\n`;
   head += body === undefined ? '\r\n' : `content-length: ${body.length}\r\n\r\n`;
-  const bytes = body === undefined ? Buffer.from(head, 'latin1') : Buffer.concat([Buffer.from(head, 'latin1'), body]);
-  return { dueMs, spec, context, bytes };
+  return body === undefined ? Buffer.from(head, 'latin1') : Buffer.concat([Buffer.from(head, 'latin1'), body]);
+}
+
+function pending(spec: LoadRequest, dueMs: number, hostHeader: string): Pending {
+  const context: Record<string, unknown> = {};
+  const bytes = requestBytes(spec, hostHeader, context);
+  const onResponse = spec.onResponse;
+  return onResponse === undefined
+    ? { dueMs, bytes }
+    : { dueMs, bytes, onBody: (status, body) => onResponse(status, body, context) };
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -187,7 +259,7 @@ class Connection {
     this.sentAt = performance.now();
     this.buf = EMPTY;
     this.framing = null;
-    this.keepBody = p.spec.onResponse !== undefined;
+    this.keepBody = p.onBody !== undefined;
     this.body = [];
     this.socket.write(p.bytes);
   }

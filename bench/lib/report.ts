@@ -22,6 +22,12 @@ export interface Row {
   offered_rps?: number;
   /** Open-loop rows: the offered rate over what the service answered unpaced (closed loop) in the same run. */
   offered_of_unpaced?: number;
+  /**
+   * Open-loop rows: where the slowest 1 % came from (bench/lib/tail.ts) — how many clusters, the
+   * largest few by answers (due times in s after the window opened), and the load generator's own
+   * collections in the window, whose pauses count against the server.
+   */
+  tail?: PacedTail;
   /** CPU milliseconds per operation by process group during the window (bench/lib/cpu.ts). */
   cpu_ms_per_op?: Record<string, number>;
   /**
@@ -31,6 +37,13 @@ export interface Row {
   ceiling_exceeded?: boolean;
   /** A scenario above its ceiling in one window, measured again beside it (measure.ts alternateIfAbove). */
   alternated?: Alternated;
+}
+
+export interface PacedTail {
+  clusters: number;
+  largest: { from_s: number; to_s: number; answers: number; max_ms: number }[];
+  /** The generator's collections in the window; `long` lists those of 5 ms or more as [at s, ms]. */
+  load_gc: { collections: number; total_ms: number; max_ms: number; long: [number, number][] };
 }
 
 /** Alternated windows of a ceiling and its scenario: what each answered, in order, and their ratio. */
@@ -128,6 +141,14 @@ export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): v
     if (r.offered_rps === undefined || r.offered_of_unpaced === undefined) continue;
     console.log(
       `${r.name} (${r.store}): offered ${r.offered_rps}/s, ${r.offered_of_unpaced} of what the service answered unpaced in this run`,
+    );
+  }
+  for (const r of rows) {
+    const t = r.tail;
+    if (t === undefined) continue;
+    const largest = t.largest.map((c) => `${c.from_s}-${c.to_s} s ${c.answers} answers max ${c.max_ms} ms`).join('; ');
+    console.log(
+      `${r.name} (${r.store}): slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${t.load_gc.long.map(([at, ms]) => `${at}:${ms}`).join(' ')}`}`,
     );
   }
   for (const r of rows) {

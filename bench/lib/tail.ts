@@ -1,0 +1,96 @@
+import { PerformanceObserver } from 'node:perf_hooks';
+import type { PacedTail } from './report.ts';
+import { round } from './stats.ts';
+
+/**
+ * Where an open-loop window's tail came from: the slowest answers grouped into clusters by when
+ * they were due (a stall of the service and its backlog form one cluster; scattered slow answers
+ * form many small ones), and the load generator's own collections, which delay every request due
+ * meanwhile and are counted against the server. Used by the latency probe and the paced rows of
+ * `npm run bench`, so that a missed p99 says when and whose.
+ */
+export interface Sample {
+  /** ms after the window opened that the request was due. */
+  due: number;
+  ms: number;
+}
+
+export interface Cluster {
+  /** Due times of its first and last answer, ms after the window opened. */
+  from: number;
+  to: number;
+  answers: number;
+  maxMs: number;
+}
+
+/** Answers slower than `aboveMs`, grouped: one due within `gapMs` of the previous joins its cluster. */
+export function slowClusters(samples: readonly Sample[], aboveMs: number, gapMs = 50): Cluster[] {
+  const slow = samples.filter((s) => s.ms > aboveMs).sort((a, b) => a.due - b.due);
+  const clusters: Cluster[] = [];
+  for (const s of slow) {
+    const last = clusters.at(-1);
+    if (last !== undefined && s.due - last.to <= gapMs) {
+      last.to = s.due;
+      last.answers += 1;
+      last.maxMs = Math.max(last.maxMs, s.ms);
+    } else clusters.push({ from: s.due, to: s.due, answers: 1, maxMs: s.ms });
+  }
+  return clusters;
+}
+
+/** "from-to s answers max ms" per cluster, as the probe and the bench print them. */
+export function formatClusters(clusters: readonly Cluster[]): string {
+  return clusters
+    .map((c) => `${(c.from / 1000).toFixed(2)}-${(c.to / 1000).toFixed(2)} ${c.answers} ${c.maxMs.toFixed(0)}`)
+    .join('; ');
+}
+
+export interface Collection {
+  /** ms after the watch started. */
+  at: number;
+  ms: number;
+}
+
+/** This process's garbage collections from now until `stop()`. */
+export function watchOwnGc(): { stop(): Collection[] } {
+  const start = performance.now();
+  const seen: Collection[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) seen.push({ at: e.startTime - start, ms: e.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    stop() {
+      observer.disconnect();
+      return seen;
+    },
+  };
+}
+
+/** A paced row's tail: its slowest 1 % (answers above its p99) as clusters, and the generator's GC. */
+export function pacedTail(samples: readonly Sample[], p99Ms: number, ownGc: readonly Collection[], largest = 3): PacedTail {
+  const clusters = slowClusters(samples, p99Ms);
+  const top = [...clusters]
+    .sort((a, b) => b.answers - a.answers)
+    .slice(0, largest)
+    .sort((a, b) => a.from - b.from);
+  return {
+    clusters: clusters.length,
+    largest: top.map((c) => ({
+      from_s: round(c.from / 1000) ?? 0,
+      to_s: round(c.to / 1000) ?? 0,
+      answers: c.answers,
+      max_ms: round(c.maxMs, 1) ?? 0,
+    })),
+    load_gc: {
+      collections: ownGc.length,
+      total_ms:
+        round(
+          ownGc.reduce((sum, g) => sum + g.ms, 0),
+          1,
+        ) ?? 0,
+      max_ms: round(Math.max(0, ...ownGc.map((g) => g.ms)), 1) ?? 0,
+      long: ownGc.filter((g) => g.ms >= 5).map((g) => [round(g.at / 1000) ?? 0, round(g.ms, 1) ?? 0]),
+    },
+  };
+}
