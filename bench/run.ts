@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../test/reliability/harness/processes.ts';
 import { KNEE_P99_MS, runDispatch } from './dispatch.ts';
-import type { runLoad } from './lib/load.ts';
+import type { LoadRequest } from './lib/load.ts';
 import {
   alternateIfAbove,
   cpuGroups,
@@ -213,7 +213,7 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
   const w: Windows = { seconds: windowSeconds, warmupSeconds, connections, progress };
   const load = (
     url: string,
-    requests: Parameters<typeof runLoad>[0]['requests'],
+    requests: LoadRequest[],
     seconds = windowSeconds,
     expect?: (s: number) => boolean,
   ) => loadWindow(w, url, requests, seconds, expect);
@@ -271,7 +271,7 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
   /** An open-loop row: `rate` requests/s evenly spaced (paced-load.ts), latency from each due time. */
   const paced = async (
     rowName: string,
-    requests: Parameters<typeof runLoad>[0]['requests'],
+    requests: LoadRequest[],
     rate: number,
     expect: (s: number) => boolean,
     unpaced: Row,
