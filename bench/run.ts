@@ -211,12 +211,8 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
     return;
   }
   const w: Windows = { seconds: windowSeconds, warmupSeconds, connections, progress };
-  const load = (
-    url: string,
-    requests: LoadRequest[],
-    seconds = windowSeconds,
-    expect?: (s: number) => boolean,
-  ) => loadWindow(w, url, requests, seconds, expect);
+  const load = (url: string, requests: LoadRequest[], seconds = windowSeconds, expect?: (s: number) => boolean) =>
+    loadWindow(w, url, requests, seconds, expect);
   /** A row above its ceiling is measured again beside it (not in --quick: its budget is 60 s). */
   const recheck = (
     r: Row,
