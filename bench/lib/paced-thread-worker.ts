@@ -7,46 +7,42 @@ import type { PacedThreadInput, PacedThreadOutput } from './paced-thread.ts';
 // window by the bench's thread; this thread only paces them, reads the answers and records.
 const input = workerData as PacedThreadInput;
 const bytes = Buffer.from(input.bytes);
-const requestAt = (k: number) => bytes.subarray(input.offsets[k], input.offsets[k + 1]);
-if (input.warmupSeconds > 0) {
-  let warm = 0;
-  await pace({
-    ...input.pace,
-    seconds: input.warmupSeconds,
-    next: (dueMs): Pending => {
-      if (warm >= input.warmupRequests)
-        throw new Error(`paced thread: more warm-up requests due than the ${input.warmupRequests} built`);
-      return { dueMs, bytes: requestAt(warm++) };
-    },
-    onAnswer: () => undefined,
-  });
+/**
+ * `next` for pace(): request `from + k` of the built ones for the k-th due, refusing to run past
+ * `count` of them; `onBody`, where given, receives the answer of the k-th.
+ */
+function built(from: number, count: number, onBody?: (k: number, status: number, body: string) => void) {
+  let k = 0;
+  return (dueMs: number): Pending => {
+    if (k >= count) throw new Error(`paced thread: more requests due than the ${count} built`);
+    const i = k++;
+    const request = bytes.subarray(input.offsets[from + i], input.offsets[from + i + 1]);
+    return onBody === undefined ? { dueMs, bytes: request } : { dueMs, bytes: request, onBody: (s, b) => onBody(i, s, b) };
+  };
 }
-const first = input.warmupRequests;
-const n = input.offsets.length - 1 - first;
+if (input.warmupSeconds > 0) {
+  await pace({ ...input.pace, seconds: input.warmupSeconds, next: built(0, input.warmupRequests), onAnswer: () => undefined });
+}
+const n = input.offsets.length - 1 - input.warmupRequests;
 const due = new Float64Array(n);
 const ms = new Float64Array(n);
 const statuses = new Uint16Array(n);
 const bodies: string[] = [];
 const bodyStatuses = new Uint16Array(input.wantBodies ? n : 0);
 let answered = 0;
-let issued = 0;
 const gc = watchOwnGc();
 const { failed } = await pace({
   ...input.pace,
-  next: (dueMs): Pending => {
-    const k = issued++;
-    if (k >= n) throw new Error(`paced thread: more requests due than the ${n} built`);
-    const request = requestAt(first + k);
-    if (!input.wantBodies) return { dueMs, bytes: request };
-    return {
-      dueMs,
-      bytes: request,
-      onBody: (status, body) => {
-        bodies[k] = body;
-        bodyStatuses[k] = status;
-      },
-    };
-  },
+  next: built(
+    input.warmupRequests,
+    n,
+    input.wantBodies
+      ? (k, status, body) => {
+          bodies[k] = body;
+          bodyStatuses[k] = status;
+        }
+      : undefined,
+  ),
   onAnswer: (status, latencyMs, dueInWindowMs) => {
     due[answered] = dueInWindowMs;
     ms[answered] = latencyMs;

@@ -50,8 +50,10 @@ export async function runPacedLoadOnOwnThread(
   const { hostHeader, ...pace } = paceTarget(options);
   const warmupRequests = options.warmupSeconds > 0 ? requestsOfWindow(options.warmupSeconds, options.rate) + 1 : 0;
   const n = warmupRequests + requestsOfWindow(options.seconds, options.rate) + 1;
+  const wantBodies = options.requests.some((r) => r.onResponse !== undefined);
   const built: Buffer[] = [];
   const offsets = new Uint32Array(n + 1);
+  // The window's requests' builders and contexts, kept only where an answer's body goes back.
   const answers: { spec: (typeof options.requests)[number]; context: Record<string, unknown> }[] = [];
   for (let k = 0; k < n; k += 1) {
     const spec = options.requests[k % options.requests.length];
@@ -60,17 +62,19 @@ export async function runPacedLoadOnOwnThread(
     const bytes = requestBytes(spec, hostHeader, context);
     built.push(bytes);
     offsets[k + 1] = (offsets[k] as number) + bytes.length;
-    answers.push({ spec, context });
+    if (wantBodies && k >= warmupRequests) answers.push({ spec, context });
   }
-  const all = Buffer.concat(built);
-  const bytes = all.buffer.slice(all.byteOffset, all.byteOffset + all.length);
+  // One copy into a buffer of its own, transferred to the thread (not Buffer.concat's, then a slice of it).
+  const bytes = new ArrayBuffer(offsets[n] as number);
+  const view = new Uint8Array(bytes);
+  built.forEach((b, k) => view.set(b, offsets[k]));
   const input: PacedThreadInput = {
     pace,
     warmupSeconds: options.warmupSeconds,
     warmupRequests,
     bytes,
     offsets,
-    wantBodies: options.requests.some((r) => r.onResponse !== undefined),
+    wantBodies,
   };
   const worker = new Worker(ENTRY, { workerData: input, transferList: [bytes], execArgv: [] });
   const output = await new Promise<PacedThreadOutput>((resolve, reject) => {
@@ -85,7 +89,7 @@ export async function runPacedLoadOnOwnThread(
     tally.record(output.statuses[i] as number, output.ms[i] as number, output.due[i] as number);
   }
   output.bodies.forEach((body, k) => {
-    const a = answers[warmupRequests + k];
+    const a = answers[k];
     a?.spec.onResponse?.(output.bodyStatuses[k] as number, body, a.context);
   });
   return { ...tally.result(output.failed), ownGc: output.ownGc };
