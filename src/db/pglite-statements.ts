@@ -1,5 +1,6 @@
-import { parse, type PGlite, protocol } from '@electric-sql/pglite';
+import { parse, type PGlite } from '@electric-sql/pglite';
 import { isPlanStable } from './plan-stable.ts';
+import { encodeMessages, type FrontendMessage } from './pglite-wire.ts';
 import type { Row } from './store.ts';
 
 /**
@@ -24,7 +25,8 @@ import type { Row } from './store.ts';
  * every row: a 64-row insert with two foreign keys cost twice as much; decision 0027).
  *
  * Parameters are serialised and rows parsed by PGlite's own serialisers and parsers for the types
- * the backend reports, as its `query()` does. The cache is bounded (least recently used first
+ * the backend reports, as its `query()` does; the protocol messages themselves are encoded by
+ * pglite-wire.ts, not by PGlite's bundled serializer (decision 0029). The cache is bounded (least recently used first
  * out, a named statement closed with the next Parse), so texts built per call (a list with a
  * varying number of filters) cannot grow it without end. If the session's prepared statements are
  * dropped under the cache (`DEALLOCATE ALL`, `DISCARD ALL`; nothing in the service sends either),
@@ -32,6 +34,17 @@ import type { Row } from './store.ts';
  */
 
 const MAX_STATEMENTS = 256;
+const DESCRIBE_PORTAL: FrontendMessage = { type: 'describe', target: 'P', name: '' };
+const EXECUTE: FrontendMessage = { type: 'execute' };
+const SYNC: FrontendMessage = { type: 'sync' };
+/**
+ * PGlite's `syncToFs` copies an in-memory filesystem to persistent storage (IndexedDB, OPFS). Ours
+ * are NODEFS (every write reaches the host file, and a commit its fsync: durable-node-fs.ts) and
+ * PGlite's memory filesystem for tests; on both it is the base class's empty method, which PGlite
+ * runs after every statement under a mutex whose compiled code leaves garbage for the old
+ * generation (decision 0029). So it is not asked for.
+ */
+const NO_FS_SYNC = { syncToFs: false } as const;
 /** A `$n` placeholder: a text without one takes no parameters. */
 const PARAMETER = /\$\d/;
 /** SQLSTATE 26000, invalid_sql_statement_name: "prepared statement … does not exist". */
@@ -45,14 +58,14 @@ interface Known {
 
 export interface StatementCache {
   /**
-   * Runs one statement with its parameters. The caller holds PGlite's query lock (and, outside a
-   * transaction, its transaction lock), as PGlite's own `query()` does.
+   * Runs one statement with its parameters. Each protocol exchange is one synchronous
+   * `execProtocol`; outside a transaction the caller holds PGlite's transaction lock
+   * (pglite-store.ts).
    */
   run<T extends Row>(text: string, params: readonly unknown[] | undefined): Promise<T[]>;
 }
 
 export function statementCache(db: PGlite): StatementCache {
-  const { serialize } = protocol;
   /** Insertion order is recency: a hit moves its entry to the end. */
   const statements = new Map<string, Known>();
   /** Statements evicted from the map, closed on the backend with the next Parse. */
@@ -66,10 +79,9 @@ export function statementCache(db: PGlite): StatementCache {
    */
   async function learn(text: string): Promise<Known> {
     const name = isPlanStable(text) || !PARAMETER.test(text) ? `tributary_${next++}` : '';
-    const closing = toClose.splice(0).map((closed) => serialize.close({ type: 'S', name: closed }));
-    const { messages } = await db.execProtocol(
-      Buffer.concat([...closing, serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]),
-    );
+    const batch: FrontendMessage[] = toClose.splice(0).map((closed) => ({ type: 'close', name: closed }));
+    batch.push({ type: 'parse', name, text, types: [] }, { type: 'describe', target: 'S', name }, SYNC);
+    const { messages } = await db.execProtocol(encodeMessages(batch), NO_FS_SYNC);
     const known = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
     statements.set(text, known);
     if (statements.size > MAX_STATEMENTS) {
@@ -91,19 +103,16 @@ export function statementCache(db: PGlite): StatementCache {
       statements.set(text, known);
     }
     const types = known.paramTypes;
-    const values = (params ?? []).map((value, i) => {
+    const values = (params ?? []).map((value, i): string | null => {
       if (value === null || value === undefined) return null;
       const serializer = db.serializers[types[i] as number];
       return serializer === undefined ? String(value) : serializer(value);
     });
+    const bind: FrontendMessage = { type: 'bind', statement: known.name, values };
+    const rest: FrontendMessage[] = [bind, DESCRIBE_PORTAL, EXECUTE, SYNC];
     const { messages } = await db.execProtocol(
-      Buffer.concat([
-        ...(known.name === '' ? [serialize.parse({ text, types })] : []),
-        serialize.bind({ statement: known.name, values }),
-        serialize.describe({ type: 'P' }),
-        serialize.execute({}),
-        serialize.sync(),
-      ]),
+      encodeMessages(known.name === '' ? [{ type: 'parse', name: '', text, types }, ...rest] : rest),
+      NO_FS_SYNC,
     );
     return (parse.parseResults(messages, db.parsers, {}, undefined)[0]?.rows ?? []) as T[];
   }

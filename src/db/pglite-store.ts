@@ -23,16 +23,46 @@ function translate(error: unknown): unknown {
 }
 
 /**
- * The embedded connection's statements: one statement through the prepared-statement cache, under
- * PGlite's locks as its own `query()` takes them — the query lock always, and outside a
- * transaction first the transaction lock, so that a plain statement waits for an open
- * transaction; scripts (`exec`, several statements, no parameters) through PGlite as they are.
+ * One session, one statement or transaction at a time: a FIFO lock of our own, in place of PGlite's
+ * `async-mutex` locks on the request path. A transaction holds it from BEGIN to its end, so a
+ * statement outside it waits, as PGlite's transaction lock made it wait; scripts, the dump, the
+ * backup's copy and close take it too. PGlite's locks are compiled to generators, and on Node 20
+ * each call left garbage that only a full collection frees — a Mark-Compact of the database thread
+ * every ~0.6 s under a paced GET load (decision 0029).
  */
-function queryable(db: PGlite, statements: StatementCache, tx?: Transaction): Queryable & { end(): void } {
+type Exclusive = <T>(fn: () => Promise<T>) => Promise<T>;
+
+function sessionLock(): Exclusive {
+  let held = false;
+  const waiting: (() => void)[] = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next === undefined) held = false;
+    else next(); // handed over: still held
+  };
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (held) await new Promise<void>((resolve) => waiting.push(resolve));
+    else held = true;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  };
+}
+
+/**
+ * The embedded connection's statements: one statement through the prepared-statement cache;
+ * scripts (`exec`, several statements, no parameters) through PGlite as they are. Outside a
+ * transaction each takes the session lock (above); inside one, nothing: the cache sends each
+ * statement as one `execProtocol` without `syncToFs`, a synchronous exchange with the backend that
+ * nothing can interleave with.
+ */
+function queryable(db: PGlite, statements: StatementCache, exclusive: Exclusive, tx?: Transaction): Queryable & { end(): void } {
   let ended = false;
   const locked = <T>(fn: () => Promise<T>): Promise<T> => {
     if (ended) throw new Error('the transaction has ended');
-    return tx === undefined ? db._runExclusiveTransaction(() => db._runExclusiveQuery(fn)) : db._runExclusiveQuery(fn);
+    return tx === undefined ? exclusive(fn) : fn();
   };
   return {
     async query<T extends Row>(text: string, params?: readonly unknown[]): Promise<T[]> {
@@ -44,7 +74,7 @@ function queryable(db: PGlite, statements: StatementCache, tx?: Transaction): Qu
     },
     async exec(script: string): Promise<void> {
       try {
-        await (tx ?? db).exec(script);
+        await (tx === undefined ? exclusive(() => db.exec(script)) : tx.exec(script));
       } catch (error) {
         throw translate(error);
       }
@@ -56,9 +86,9 @@ function queryable(db: PGlite, statements: StatementCache, tx?: Transaction): Qu
 }
 
 /**
- * PGlite is one PostgreSQL session in this process. It serialises transactions itself: a
- * transaction holds its mutex until it ends, and plain queries wait for it. So transactions here
- * must never wait on the network (and they don't: connectors are called between transactions).
+ * PGlite is one PostgreSQL session in this process: a transaction holds the session lock until it
+ * ends, and plain statements wait for it. So transactions here must never wait on the network (and
+ * they don't: connectors are called between transactions).
  */
 export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<Store> {
   const lock = options.dataDir === undefined ? undefined : await lockDataDir(options.dataDir, options.owner);
@@ -90,17 +120,20 @@ export async function openLockedEmbeddedStore(
   }
 
   const statements = statementCache(db);
-  const { query, exec } = queryable(db, statements);
+  const exclusive = sessionLock();
+  const { query, exec } = queryable(db, statements, exclusive);
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     try {
-      return await db.transaction(async (tx) => {
-        const q = queryable(db, statements, tx);
-        try {
-          return await fn(q);
-        } finally {
-          q.end();
-        }
-      });
+      return await exclusive(() =>
+        db.transaction(async (tx) => {
+          const q = queryable(db, statements, exclusive, tx);
+          try {
+            return await fn(q);
+          } finally {
+            q.end();
+          }
+        }),
+      );
     } catch (error) {
       throw translate(error);
     }
@@ -110,30 +143,35 @@ export async function openLockedEmbeddedStore(
   return {
     ...embeddedStoreOf(connection, async () => {
       try {
-        if (!db.closed) await db.close();
+        await exclusive(async () => {
+          if (!db.closed) await db.close();
+        });
       } finally {
         lock?.release();
       }
     }),
-    // Backups (docs/backups.md): PGlite's transaction lock, then its query lock, as its own close()
-    // takes them: no transaction is open and no statement runs while the directory is copied, so
-    // the copy is what a crash at that instant would leave, and nothing waits on anything else.
+    // Backups (docs/backups.md): the session lock, then PGlite's transaction and query locks, as its
+    // own close() takes them: no transaction is open and no statement runs while the directory is
+    // copied, so the copy is what a crash at that instant would leave, and nothing waits on anything
+    // else.
     ...(options.dataDir === undefined
       ? {}
       : {
           snapshot: (into: string) => {
             const dataDir = options.dataDir as string;
-            return db._runExclusiveTransaction(() =>
-              db._runExclusiveQuery(async () => {
-                const started = performance.now();
-                copyDataDir(dataDir, into);
-                return { pauseMs: performance.now() - started };
-              }),
+            return exclusive(() =>
+              db._runExclusiveTransaction(() =>
+                db._runExclusiveQuery(async () => {
+                  const started = performance.now();
+                  copyDataDir(dataDir, into);
+                  return { pauseMs: performance.now() - started };
+                }),
+              ),
             );
           },
         }),
     // Exposed for the test harness, which dumps a migrated template once and reuses it.
-    dump: () => db.dumpDataDir('none'),
+    dump: () => exclusive(() => db.dumpDataDir('none')),
     // Exposed for the durability test: fsync calls so far (0 in memory).
     fsyncs: () => fs?.syncs ?? 0,
   } as Store & { dump: () => Promise<Blob | File>; fsyncs: () => number };

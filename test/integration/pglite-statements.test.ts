@@ -57,6 +57,17 @@ describe('PGlite statements', { skip: TEST_STORE === 'postgres' ? 'the embedded 
     assert.deepEqual(await run('SELECT 1 AS one WHERE false'), [], 'no rows is an empty list');
   });
 
+  it('sends text of any width byte for byte, in the statement and its parameters (pglite-wire.ts)', async () => {
+    const wide = 'Pembayaran café — Rp 1.000 €, 𝄞 ✓';
+    const [row] = await run(`SELECT $1::text AS v, octet_length($1::text) AS bytes, '${wide}' AS literal, $2::text AS none`, [
+      wide,
+      null,
+    ]);
+    assert.deepEqual(row, { v: wide, bytes: Buffer.byteLength(wide), literal: wide, none: null });
+    const [named] = await run(planStable('SELECT $1::text AS v, $2::text AS empty'), [wide, '']);
+    assert.deepEqual(named, { v: wide, empty: '' });
+  });
+
   it('prepares a plan-stable text once, runs it by name, and lets PostgreSQL keep a generic plan for it', async () => {
     const text = planStable('SELECT id FROM t WHERE id = $1');
     for (let i = 0; i < 7; i += 1) await run(text, [`k${i}`]);
