@@ -27,8 +27,8 @@ function translate(error: unknown): unknown {
  * `async-mutex` locks on the request path. A transaction holds it from BEGIN to its end, so a
  * statement outside it waits, as PGlite's transaction lock made it wait; scripts, the dump, the
  * backup's copy and close take it too. PGlite's locks are compiled to generators, and on Node 20
- * each call left garbage that only a full collection frees — a Mark-Compact of the database thread
- * every ~0.6 s under a paced GET load (decision 0029).
+ * and 22 each call leaves garbage that only a full collection frees — with its serializer, a
+ * Mark-Compact of the database thread every ~0.6 s under a paced GET load (decision 0029).
  */
 type Exclusive = <T>(fn: () => Promise<T>) => Promise<T>;
 

@@ -6,7 +6,7 @@
  * Why not PGlite's bundled serializer: its `Writer` is compiled with private fields lowered to
  * WeakMaps, and every C string it writes (`addCString`: a statement's name, its text, a portal)
  * increments the offset through esbuild's `__privateWrapper`, an object literal with a getter and a
- * setter made per call. On Node 20 (V8 11.3) each such object leaves garbage that scavenges keep
+ * setter made per call. On Node 20 and 22 each such object leaves garbage that scavenges keep
  * and only a full collection frees; with PGlite's locks (pglite-store.ts) it made the database
  * thread collect in full every 0.5–0.7 s under a paced GET load, a pause for every query in flight
  * (docs/benchmarks.md, "Issue 27, twelfth session").
