@@ -1,4 +1,4 @@
-import { parse, type PGlite } from '@electric-sql/pglite';
+import { type messages as backend, parse, type PGlite, types as pgTypes } from '@electric-sql/pglite';
 import { isPlanStable } from './plan-stable.ts';
 import { encodeMessages, type FrontendMessage } from './pglite-wire.ts';
 import type { Row } from './store.ts';
@@ -10,8 +10,9 @@ import type { Row } from './store.ts';
  *
  * - **Plan-stable statements** (marked with `planStable`, src/db/plan-stable.ts: single-row key
  *   probes, inserts from arrays) are parsed once per session as named prepared
- *   statements (Parse + Describe once, to learn their parameter types), and every later run is
- *   Bind + Describe + Execute + Sync. PostgreSQL plans them under its default `plan_cache_mode`
+ *   statements (Parse + Describe once, to learn their parameter types and result columns), and
+ *   every later run is Bind + Execute + Sync (decision 0029: no row description to parse on every
+ *   run). PostgreSQL plans them under its default `plan_cache_mode`
  *   (`auto`): for their values the first five runs, then a generic plan if it costs no more.
  * - **A statement without parameters** is named too: it has one plan whatever the mode.
  * - **Every other statement** is sent unnamed — Parse with the parameter types learned on its
@@ -50,10 +51,45 @@ const PARAMETER = /\$\d/;
 /** SQLSTATE 26000, invalid_sql_statement_name: "prepared statement … does not exist". */
 const UNDEFINED_PREPARED_STATEMENT = '26000';
 
+interface Field {
+  name: string;
+  dataTypeID: number;
+}
+
 interface Known {
   /** The prepared statement's name; '' (PostgreSQL's unnamed statement) for a text parsed on every run. */
   name: string;
   paramTypes: number[];
+  /**
+   * A named statement's result columns, from its Describe when it was prepared: its runs send no
+   * Describe, so the backend sends no row description to parse each time (decision 0029).
+   * PostgreSQL refuses to run a prepared statement whose result would no longer have these columns
+   * ("cached plan must not change result type"), so they cannot go stale.
+   */
+  fields: Field[] | undefined;
+}
+
+/** The rows of one statement's answer, built with PGlite's parsers, as its `query()` builds them. */
+function rowsOf<T extends Row>(
+  messages: readonly backend.BackendMessage[],
+  described: Field[] | undefined,
+  parsers: PGlite['parsers'],
+): T[] {
+  let fields = described;
+  const rows: T[] = [];
+  for (const message of messages) {
+    if (message.name === 'rowDescription') fields = (message as backend.RowDescriptionMessage).fields;
+    else if (message.name === 'dataRow' && fields !== undefined) {
+      const values = (message as backend.DataRowMessage).fields;
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < values.length; i++) {
+        const field = fields[i] as Field;
+        row[field.name] = pgTypes.parseType(values[i] ?? null, field.dataTypeID, parsers);
+      }
+      rows.push(row as T);
+    }
+  }
+  return rows;
 }
 
 export interface StatementCache {
@@ -82,7 +118,13 @@ export function statementCache(db: PGlite): StatementCache {
     const batch: FrontendMessage[] = toClose.splice(0).map((closed) => ({ type: 'close', name: closed }));
     batch.push({ type: 'parse', name, text, types: [] }, { type: 'describe', target: 'S', name }, SYNC);
     const { messages } = await db.execProtocol(encodeMessages(batch), NO_FS_SYNC);
-    const known = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
+    const description = messages.find((m) => m.name === 'rowDescription') as backend.RowDescriptionMessage | undefined;
+    const known: Known = {
+      name,
+      paramTypes: parse.parseDescribeStatementResults(messages),
+      // NoData (a statement without a result) is no columns.
+      fields: name === '' ? undefined : (description?.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })) ?? []),
+    };
     statements.set(text, known);
     if (statements.size > MAX_STATEMENTS) {
       const [oldest] = statements.keys();
@@ -109,12 +151,15 @@ export function statementCache(db: PGlite): StatementCache {
       return serializer === undefined ? String(value) : serializer(value);
     });
     const bind: FrontendMessage = { type: 'bind', statement: known.name, values };
-    const rest: FrontendMessage[] = [bind, DESCRIBE_PORTAL, EXECUTE, SYNC];
     const { messages } = await db.execProtocol(
-      encodeMessages(known.name === '' ? [{ type: 'parse', name: '', text, types }, ...rest] : rest),
+      encodeMessages(
+        known.fields === undefined
+          ? [{ type: 'parse', name: '', text, types }, bind, DESCRIBE_PORTAL, EXECUTE, SYNC]
+          : [bind, EXECUTE, SYNC],
+      ),
       NO_FS_SYNC,
     );
-    return (parse.parseResults(messages, db.parsers, {}, undefined)[0]?.rows ?? []) as T[];
+    return rowsOf<T>(messages, known.fields, db.parsers);
   }
 
   return {

@@ -79,6 +79,22 @@ describe('PGlite statements', { skip: TEST_STORE === 'postgres' ? 'the embedded 
     assert.deepEqual(named, [{ n: 1, custom: 5, generic: 2 }]);
   });
 
+  it('runs a named statement without a Describe, on the columns learned when it was prepared, which PostgreSQL keeps true', async () => {
+    await db.exec('CREATE TABLE shape (id text PRIMARY KEY, a int)');
+    await db.exec("INSERT INTO shape VALUES ('s1', 1)");
+    const text = planStable('SELECT * FROM shape WHERE id = $1');
+    assert.deepEqual(await run(text, ['s1']), [{ id: 's1', a: 1 }]);
+    assert.deepEqual(await run(text, ['s1']), [{ id: 's1', a: 1 }], 'the second run, without a row description');
+    assert.deepEqual(await run(planStable('INSERT INTO shape VALUES ($1, $2)'), ['s2', 2]), [], 'no result: no columns');
+    await db.exec('ALTER TABLE shape ADD COLUMN b int');
+    // The learned columns would now be stale; PostgreSQL refuses the run instead of answering in
+    // another shape, and a new text (the store's queries are fixed texts) is prepared afresh.
+    await assert.rejects(run(text, ['s1']), (error: Error & { code?: string }) => error.code === '0A000');
+    assert.deepEqual(await run(planStable('SELECT *, 0 AS z FROM shape WHERE id = $1'), ['s2']), [
+      { id: 's2', a: 2, b: null, z: 0 },
+    ]);
+  });
+
   it('runs any other text unnamed: parsed and planned for its own values on every run', async () => {
     const text = 'SELECT id FROM t WHERE id > $1 ORDER BY id LIMIT $2';
     for (let i = 0; i < 7; i += 1) await run(text, ['', 1]);
