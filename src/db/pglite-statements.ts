@@ -27,9 +27,9 @@ import type { Row } from './store.ts';
  *
  * Parameters are serialised and rows parsed by PGlite's own serialisers and parsers for the types
  * the backend reports, as its `query()` does; the protocol messages themselves are encoded by
- * pglite-wire.ts, not by PGlite's bundled serializer (decision 0029). The cache is bounded (least recently used first
- * out, a named statement closed with the next Parse), so texts built per call (a list with a
- * varying number of filters) cannot grow it without end. If the session's prepared statements are
+ * pglite-wire.ts, not by PGlite's bundled serializer (decision 0029). The cache is bounded (least
+ * recently used first out, a named statement closed with the next Parse), so texts built per call
+ * (a list with a varying number of filters) cannot grow it without end. If the session's prepared statements are
  * dropped under the cache (`DEALLOCATE ALL`, `DISCARD ALL`; nothing in the service sends either),
  * the cache forgets them all and prepares again.
  */
@@ -95,7 +95,7 @@ function rowsOf<T extends Row>(
 export interface StatementCache {
   /**
    * Runs one statement with its parameters. Each protocol exchange is one synchronous
-   * `execProtocol`; outside a transaction the caller holds PGlite's transaction lock
+   * `execProtocol`; outside a transaction the caller holds the store's session lock
    * (pglite-store.ts).
    */
   run<T extends Row>(text: string, params: readonly unknown[] | undefined): Promise<T[]>;
@@ -123,7 +123,7 @@ export function statementCache(db: PGlite): StatementCache {
       name,
       paramTypes: parse.parseDescribeStatementResults(messages),
       // NoData (a statement without a result) is no columns.
-      fields: name === '' ? undefined : (description?.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })) ?? []),
+      fields: name === '' ? undefined : (description?.fields ?? []),
     };
     statements.set(text, known);
     if (statements.size > MAX_STATEMENTS) {

@@ -150,24 +150,19 @@ export async function openLockedEmbeddedStore(
         lock?.release();
       }
     }),
-    // Backups (docs/backups.md): the session lock, then PGlite's transaction and query locks, as its
-    // own close() takes them: no transaction is open and no statement runs while the directory is
-    // copied, so the copy is what a crash at that instant would leave, and nothing waits on anything
-    // else.
+    // Backups (docs/backups.md): under the session lock, which every path to PGlite takes, no
+    // transaction is open and no statement runs while the directory is copied, so the copy is what a
+    // crash at that instant would leave.
     ...(options.dataDir === undefined
       ? {}
       : {
           snapshot: (into: string) => {
             const dataDir = options.dataDir as string;
-            return exclusive(() =>
-              db._runExclusiveTransaction(() =>
-                db._runExclusiveQuery(async () => {
-                  const started = performance.now();
-                  copyDataDir(dataDir, into);
-                  return { pauseMs: performance.now() - started };
-                }),
-              ),
-            );
+            return exclusive(async () => {
+              const started = performance.now();
+              copyDataDir(dataDir, into);
+              return { pauseMs: performance.now() - started };
+            });
           },
         }),
     // Exposed for the test harness, which dumps a migrated template once and reuses it.
