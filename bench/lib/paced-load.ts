@@ -99,7 +99,17 @@ export interface PaceOptions {
   next: (dueMs: number) => Pending;
   /** Every answered request: its status, latency from its due time, and its due time in the window. */
   onAnswer: (status: number, latencyMs: number, dueInWindowMs: number) => void;
+  /**
+   * The generator itself late: its loop woke `lateMs` (at least LATE_MS) after a request was due,
+   * the request due `dueInWindowMs` into the window. Whatever held the generator's thread (its own
+   * collection, the machine not running it) delays every request due meanwhile, and the latency of
+   * each counts it against the server.
+   */
+  onLate?: (dueInWindowMs: number, lateMs: number) => void;
 }
+
+/** The generator's own lateness worth reporting (its loop's normal wake-up is well under 1 ms late). */
+export const LATE_MS = 5;
 
 /**
  * The open loop itself, whatever builds the requests: request i is due at start + i / rate and
@@ -168,7 +178,9 @@ export async function pace(o: PaceOptions): Promise<{ failed: number }> {
   try {
     while (dueMs() < endMs) {
       // Everything due by now goes out now (a late timer sends the backlog at once, on schedule).
-      for (const now = performance.now(); dueMs() <= now && dueMs() < endMs; issued += 1) {
+      const now = performance.now();
+      if (o.onLate !== undefined && now - dueMs() >= LATE_MS && dueMs() < endMs) o.onLate(dueMs() - startMs, now - dueMs());
+      for (; dueMs() <= now && dueMs() < endMs; issued += 1) {
         outstanding += 1;
         queue.push(o.next(dueMs()));
       }

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { pace, type Pending } from './paced-load.ts';
-import { watchOwnGc } from './tail.ts';
+import { type Collection, tcpTimeouts, watchOwnGc } from './tail.ts';
 import type { PacedThreadInput, PacedThreadOutput } from './paced-thread.ts';
 
 // The generator's side of runPacedLoadOnOwnThread: the requests arrive as bytes, built before the
@@ -30,6 +30,8 @@ const statuses = new Uint16Array(n);
 const bodies: string[] = [];
 const bodyStatuses = new Uint16Array(input.wantBodies ? n : 0);
 let answered = 0;
+const late: Collection[] = [];
+const tcpBefore = tcpTimeouts();
 const gc = watchOwnGc();
 const { failed } = await pace({
   ...input.pace,
@@ -49,7 +51,9 @@ const { failed } = await pace({
     statuses[answered] = status;
     answered += 1;
   },
+  onLate: (at, ms) => late.push({ at, ms }),
 });
+const tcpAfter = tcpTimeouts();
 // The last collections' entries are delivered on a later turn of the loop.
 await new Promise((resolve) => setImmediate(resolve));
 const output: PacedThreadOutput = {
@@ -61,5 +65,7 @@ const output: PacedThreadOutput = {
   bodies,
   bodyStatuses,
   ownGc: gc.stop(),
+  late,
+  tcpTimeouts: tcpBefore === null || tcpAfter === null ? null : tcpAfter - tcpBefore,
 };
 parentPort?.postMessage(output, [due.buffer, ms.buffer, statuses.buffer]);

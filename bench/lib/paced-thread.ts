@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { LoadOptions, LoadResult } from './load.ts';
 import { PacedTally, type PaceOptions, paceTarget, requestBytes, requestsOfWindow } from './paced-load.ts';
-import type { Collection } from './tail.ts';
+import type { Collection, WindowWitnesses } from './tail.ts';
 
 /**
  * The paced load on a thread of its own (issue 27, eleventh session). The bench's own thread holds
@@ -36,6 +36,9 @@ export interface PacedThreadOutput {
   bodyStatuses: Uint16Array;
   /** The generator thread's own collections in the window. */
   ownGc: Collection[];
+  /** Its loop late by LATE_MS or more, and the machine's TCP timeouts in the window (tail.ts). */
+  late: Collection[];
+  tcpTimeouts: number | null;
 }
 
 const ENTRY = new URL('./paced-thread-entry.js', import.meta.url);
@@ -46,7 +49,7 @@ const ENTRY = new URL('./paced-thread-entry.js', import.meta.url);
  */
 export async function runPacedLoadOnOwnThread(
   options: LoadOptions & { rate: number; warmupSeconds: number },
-): Promise<LoadResult & { ownGc: Collection[] }> {
+): Promise<LoadResult & WindowWitnesses> {
   const { hostHeader, ...pace } = paceTarget(options);
   const warmupRequests = options.warmupSeconds > 0 ? requestsOfWindow(options.warmupSeconds, options.rate) + 1 : 0;
   const n = warmupRequests + requestsOfWindow(options.seconds, options.rate) + 1;
@@ -92,5 +95,5 @@ export async function runPacedLoadOnOwnThread(
     const a = answers[k];
     a?.spec.onResponse?.(output.bodyStatuses[k] as number, body, a.context);
   });
-  return { ...tally.result(output.failed), ownGc: output.ownGc };
+  return { ...tally.result(output.failed), ownGc: output.ownGc, late: output.late, tcpTimeouts: output.tcpTimeouts };
 }

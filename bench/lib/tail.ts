@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import type { PacedTail } from './report.ts';
 import { round } from './stats.ts';
@@ -67,8 +68,39 @@ export function watchOwnGc(): { stop(): Collection[] } {
   };
 }
 
-/** A paced row's tail: its slowest 1 % (answers above its p99) as clusters, and the generator's GC. */
-export function pacedTail(samples: readonly Sample[], p99Ms: number, ownGc: readonly Collection[], largest = 3): PacedTail {
+/**
+ * The machine's TCP retransmission timeouts so far (Linux `TcpExt: TCPTimeouts`; null elsewhere).
+ * On loopback a timeout means a segment or its acknowledgement was not handled for at least the
+ * minimum RTO (200 ms): every request on that connection waits for it.
+ */
+export function tcpTimeouts(): number | null {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.startsWith('TcpExt:'));
+    const names = lines[at]?.split(' ') ?? [];
+    const values = lines[at + 1]?.split(' ') ?? [];
+    const i = names.indexOf('TCPTimeouts');
+    return at < 0 || i < 0 || values[i] === undefined ? null : Number(values[i]);
+  } catch {
+    return null;
+  }
+}
+
+/** What held the generator or the connections in a window, beside its answers. */
+export interface WindowWitnesses {
+  ownGc: readonly Collection[];
+  /** The generator's loop late by LATE_MS or more (paced-load.ts onLate): `at` ms into the window. */
+  late: readonly Collection[];
+  /** TCP retransmission timeouts on the machine during the window (null: not known). */
+  tcpTimeouts: number | null;
+}
+
+/**
+ * A paced row's tail: its slowest 1 % (answers above its p99) as clusters, the generator's GC and
+ * lateness, and the machine's TCP timeouts in the window.
+ */
+export function pacedTail(samples: readonly Sample[], p99Ms: number, w: WindowWitnesses, largest = 3): PacedTail {
+  const { ownGc } = w;
   const clusters = slowClusters(samples, p99Ms);
   const top = [...clusters]
     .sort((a, b) => b.answers - a.answers)
@@ -92,5 +124,16 @@ export function pacedTail(samples: readonly Sample[], p99Ms: number, ownGc: read
       max_ms: round(Math.max(0, ...ownGc.map((g) => g.ms)), 1) ?? 0,
       long: ownGc.filter((g) => g.ms >= 5).map((g) => [round(g.at / 1000) ?? 0, round(g.ms, 1) ?? 0]),
     },
+    load_late: {
+      times: w.late.length,
+      max_ms: round(Math.max(0, ...w.late.map((l) => l.ms)), 1) ?? 0,
+      // The longest few, in window order.
+      long: [...w.late]
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 5)
+        .sort((a, b) => a.at - b.at)
+        .map((l) => [round(l.at / 1000) ?? 0, round(l.ms, 1) ?? 0]),
+    },
+    tcp_timeouts: w.tcpTimeouts,
   };
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pacedTail, slowClusters } from '../../bench/lib/tail.ts';
+import net from 'node:net';
+import { pace } from '../../bench/lib/paced-load.ts';
+import { pacedTail, slowClusters, tcpTimeouts } from '../../bench/lib/tail.ts';
 
 // What a paced row says about its tail (issue 27): a stall shows as one cluster of many answers,
 // scattered slow answers as many small ones.
@@ -42,10 +44,14 @@ describe('the tail of a paced window', () => {
     const tail = pacedTail(
       samples,
       5,
-      [
-        { at: 10, ms: 2.04 },
-        { at: 500, ms: 7.51 },
-      ],
+      {
+        ownGc: [
+          { at: 10, ms: 2.04 },
+          { at: 500, ms: 7.51 },
+        ],
+        late: [{ at: 320, ms: 30.04 }],
+        tcpTimeouts: 0,
+      },
       2,
     );
     assert.equal(tail.clusters, 3);
@@ -54,9 +60,63 @@ describe('the tail of a paced window', () => {
       { from_s: 0.7, to_s: 0.7, answers: 1, max_ms: 12 },
     ]);
     assert.deepEqual(tail.load_gc, { collections: 2, total_ms: 9.6, max_ms: 7.5, long: [[0.5, 7.5]] });
+    assert.deepEqual(tail.load_late, { times: 1, max_ms: 30, long: [[0.32, 30]] });
+    assert.equal(tail.tcp_timeouts, 0);
   });
 
-  it('says no collections when the generator had none', () => {
-    assert.deepEqual(pacedTail([], 1, []).load_gc, { collections: 0, total_ms: 0, max_ms: 0, long: [] });
+  it('says no collections and no lateness when the generator had none', () => {
+    const tail = pacedTail([], 1, { ownGc: [], late: [], tcpTimeouts: null });
+    assert.deepEqual(tail.load_gc, { collections: 0, total_ms: 0, max_ms: 0, long: [] });
+    assert.deepEqual(tail.load_late, { times: 0, max_ms: 0, long: [] });
+    assert.equal(tail.tcp_timeouts, null);
+  });
+
+  it('reads the machine TCP timeouts where the OS has them', () => {
+    const n = tcpTimeouts();
+    if (process.platform === 'linux') assert.ok(Number.isInteger(n) && (n as number) >= 0, `TCPTimeouts ${n}`);
+    else assert.equal(n, null);
+  });
+});
+
+describe('the paced generator reports its own lateness', () => {
+  it('names the window time at which its thread was held, and how long', async () => {
+    // A loopback HTTP server that answers every request at once.
+    const server = net.createServer((socket) => {
+      socket.on('data', (chunk) => {
+        const requests = chunk.toString().split('\r\n\r\n').length - 1;
+        for (let i = 0; i < requests; i += 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const late: { at: number; ms: number }[] = [];
+    let answered = 0;
+    // The generator's thread held for 60 ms from ~150 ms into a 400 ms window at 200 requests/s.
+    const hold = setTimeout(() => {
+      const until = performance.now() + 60;
+      while (performance.now() < until);
+    }, 150);
+    try {
+      await pace({
+        host: '127.0.0.1',
+        port,
+        connections: 4,
+        seconds: 0.4,
+        rate: 200,
+        timeoutMs: 2000,
+        next: (dueMs) => ({ dueMs, bytes: Buffer.from(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`) }),
+        onAnswer: () => {
+          answered += 1;
+        },
+        onLate: (at, ms) => late.push({ at, ms }),
+      });
+    } finally {
+      clearTimeout(hold);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    assert.equal(answered, 80);
+    const longest = late.reduce((a, b) => (b.ms > a.ms ? b : a), { at: -1, ms: 0 });
+    assert.ok(longest.ms >= 50 && longest.ms < 200, `longest lateness ${longest.ms} ms`);
+    assert.ok(longest.at >= 140 && longest.at <= 220, `held at ${longest.at} ms into the window`);
   });
 });
