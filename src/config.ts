@@ -34,6 +34,8 @@ export interface Config {
   dbPoolSize: number;
   dbConnectTimeoutMs: number;
   dbStatementTimeoutMs: number;
+  /** Plan-stable statements as named prepared statements on PostgreSQL (DB_PREPARED_STATEMENTS, decision 0030). */
+  dbPreparedStatements: boolean;
   bodyLimitBytes: number;
   idempotencyLeaseMs: number;
   idempotencyTtlHours: number;
@@ -145,6 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 1, 500),
     dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 2_000, 50, 60_000),
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),
+    dbPreparedStatements: oneOf(env, 'DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on') === 'on',
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     idempotencyLeaseMs: int(env, 'IDEMPOTENCY_LEASE_MS', 60_000, 100, 3_600_000),
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 24, 24 * 90),

@@ -189,7 +189,13 @@ export async function openStore(config: Config, owner: string, log: Logger): Pro
       poolSize: config.dbPoolSize,
       connectTimeoutMs: config.dbConnectTimeoutMs,
       statementTimeoutMs: config.dbStatementTimeoutMs,
+      preparedStatements: config.dbPreparedStatements,
       onPoolError: (error) => log.warn({ err: error }, 'idle database connection lost'),
+      onPreparedStatementsOff: (error) =>
+        log.warn(
+          { err: error },
+          'prepared statements off for this process: a database session refused one (a transaction pooler without prepared-statement support? set DB_PREPARED_STATEMENTS=off) or a statement result changed under it (a migration)',
+        ),
     });
   }
   const open = config.embeddedDbThread === 'worker' ? openEmbeddedStoreOnWorker : openEmbeddedStore;

@@ -48,12 +48,12 @@ case "$cmd" in
     base="${HA_API_PORT:-18080}"
     for i in $(seq 1 "$apis"); do
       port=$((base + i - 1))
-      start "api$i" "$(id -un)" env DATABASE_URL="$url" TRIBUTARY_SECRET="$secret" HOST=127.0.0.1 PORT="$port" \
+      start "api$i" "$(id -un)" env DATABASE_URL="$url" DB_PREPARED_STATEMENTS=off TRIBUTARY_SECRET="$secret" HOST=127.0.0.1 PORT="$port" \
         node --import tsx src/main.ts
       log "api$i: http://127.0.0.1:$port"
     done
     for i in $(seq 1 "$workers"); do
-      start "worker$i" "$(id -un)" env DATABASE_URL="$url" TRIBUTARY_SECRET="$secret" node bin/tributary.js worker
+      start "worker$i" "$(id -un)" env DATABASE_URL="$url" DB_PREPARED_STATEMENTS=off TRIBUTARY_SECRET="$secret" node bin/tributary.js worker
       log "worker$i started"
     done
     for i in $(seq 1 "$apis"); do

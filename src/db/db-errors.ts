@@ -72,6 +72,18 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 }
 
 /** Serialization failures and deadlocks: the transaction can simply be run again. */
+/**
+ * A named (prepared) statement met a server session that is not the one it was prepared on — no
+ * such statement (26000), or one of that name already there (42P05): a transaction pooler hands
+ * each transaction another session — or its result's columns changed under it since it was
+ * prepared (0A000, "cached plan must not change result type": a migration by another process).
+ * The statement did not run in any of these. Decision 0030.
+ */
+export function isNamedStatementLost(error: unknown): boolean {
+  const code = sqlState(error);
+  return code === '26000' || code === '42P05' || code === '0A000';
+}
+
 export function isRetryableTransactionError(error: unknown): boolean {
   const code = sqlState(error);
   return code === '40001' || code === '40P01';

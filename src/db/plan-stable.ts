@@ -5,10 +5,11 @@
  * text, so it travels with the text to whichever store runs it, across the embedded store's thread
  * boundary too, and PostgreSQL ignores it.
  *
- * What it changes: the embedded store parses a marked text once per session and keeps it as a named
- * prepared statement, for which PostgreSQL may keep a generic plan (after five runs, when it costs
- * no more than the ones made for the values); every other statement is parsed and planned for its
- * own values on every run, as node-postgres's unnamed statements are on PostgreSQL. Mark only
+ * What it changes: both stores parse a marked text once per session and keep it as a named
+ * prepared statement (the PostgreSQL store since decision 0030, unless DB_PREPARED_STATEMENTS=off),
+ * for which PostgreSQL may keep a generic plan (after five runs, when it costs no more than the
+ * ones made for the values); every other statement is parsed and planned for its own values on
+ * every run, as node-postgres's unnamed statements are. Mark only
  * statements whose text is fixed (a text built with a varying set of filters is a new statement
  * each time) and whose plan cannot turn on a value: never a queue's claim, a range, a `LIMIT $n`,
  * a list's filters — nor a lookup by an array (`= ANY($1)`, `IN (SELECT * FROM unnest(…))`, rows

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { isRetryableTransactionError, isStoreUnavailable, StoreUnavailableError } from './db-errors.ts';
+import { isNamedStatementLost, isRetryableTransactionError, isStoreUnavailable, StoreUnavailableError } from './db-errors.ts';
+import { isPlanStable } from './plan-stable.ts';
 import type { Connection, Queryable, Row, Store } from './store.ts';
 
 export interface PostgresStoreOptions {
@@ -9,7 +11,15 @@ export interface PostgresStoreOptions {
   connectTimeoutMs: number;
   /** Server-side statement timeout: a stalled database fails fast instead of queueing requests. */
   statementTimeoutMs: number;
+  /**
+   * Plan-stable statements as named prepared statements (decision 0030; default true). Behind a
+   * transaction pooler without prepared-statement support (pgbouncer before 1.21) set false; if it
+   * is left on there, the first statement that meets another session turns it off for the process.
+   */
+  preparedStatements?: boolean;
   onPoolError?: (error: Error) => void;
+  /** Named statements were turned off (the error that did it): logged once by the caller. */
+  onPreparedStatementsOff?: (error: Error) => void;
 }
 
 // int8 → bigint (pg hands out strings by default); everything else as pg parses it.
@@ -30,10 +40,49 @@ function translate(error: unknown): unknown {
   return error;
 }
 
-function queryable(client: pg.PoolClient | pg.Pool): Queryable {
+const statementNames = new Map<string, string>();
+const MAX_STATEMENT_NAMES = 1_000;
+
+/**
+ * A plan-stable text's statement name: from the text's hash, so that one name means one text in
+ * every process — a session reached through a pooler may hold another process's statements, and
+ * a name it knows must never run a different text. Cached per text (the marked texts are fixed).
+ */
+export function statementNameOf(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `tb_${createHash('sha256').update(text).digest('hex').slice(0, 40)}`;
+    if (statementNames.size < MAX_STATEMENT_NAMES) statementNames.set(text, name);
+  }
+  return name;
+}
+
+/** Whether plan-stable statements run named, for one store; off for good once a session refuses one. */
+interface Prepared {
+  on: boolean;
+  turnOff(error: Error): void;
+}
+
+/**
+ * `retryHere`: a statement that is not inside a transaction (the pool's, a connection's outside
+ * one) runs again unnamed at once when its named form was refused — it did not run. Inside a
+ * transaction the refusal aborted the transaction, so the error goes up to the transaction's loop,
+ * which runs the transaction again (`transaction()` below).
+ */
+function queryable(client: pg.PoolClient | pg.Pool, prepared: Prepared, retryHere: boolean): Queryable {
   return {
     async query<T extends Row>(text: string, params?: readonly unknown[]): Promise<T[]> {
       try {
+        if (prepared.on && isPlanStable(text)) {
+          try {
+            const named = await client.query<T>({ name: statementNameOf(text), text, values: (params ?? []) as unknown[] });
+            return named.rows;
+          } catch (error) {
+            if (!isNamedStatementLost(error)) throw error;
+            prepared.turnOff(error as Error);
+            if (!retryHere) throw error;
+          }
+        }
         const result = await client.query<T>(text, params as unknown[] | undefined);
         return result.rows;
       } catch (error) {
@@ -50,8 +99,8 @@ function queryable(client: pg.PoolClient | pg.Pool): Queryable {
   };
 }
 
-async function runTransaction<T>(client: pg.PoolClient, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  const tx = queryable(client);
+async function runTransaction<T>(client: pg.PoolClient, prepared: Prepared, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  const tx = queryable(client, prepared, false);
   await tx.exec('BEGIN');
   try {
     const result = await fn(tx);
@@ -87,7 +136,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     client.on('error', (error) => options.onPoolError?.(error));
   });
 
-  const poolQueryable = queryable(pool);
+  const prepared: Prepared = {
+    on: options.preparedStatements ?? true,
+    turnOff(error) {
+      if (!this.on) return;
+      this.on = false;
+      options.onPreparedStatementsOff?.(error);
+    },
+  };
+  const poolQueryable = queryable(pool, prepared, true);
 
   async function checkout(): Promise<pg.PoolClient> {
     try {
@@ -102,10 +159,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const client = await checkout();
       let broken: unknown;
       try {
-        return await runTransaction(client, fn);
+        return await runTransaction(client, prepared, fn);
       } catch (error) {
         if (isStoreUnavailable(error)) broken = error;
-        if (run < MAX_TRANSACTION_RUNS && isRetryableTransactionError(error)) continue;
+        // A named statement refused mid-transaction turned them off: the transaction runs again unnamed.
+        const retry = isRetryableTransactionError(error) || (isNamedStatementLost(error) && !prepared.on);
+        if (run < MAX_TRANSACTION_RUNS && retry) continue;
         throw translate(error);
       } finally {
         // Passing the error destroys the client instead of returning a broken one to the pool.
@@ -115,7 +174,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
 
   function connection(client: pg.PoolClient): Connection {
-    return { ...queryable(client), transaction: (fn) => runTransaction(client, fn) };
+    return { ...queryable(client, prepared, true), transaction: (fn) => runTransaction(client, prepared, fn) };
   }
 
   return {

@@ -113,6 +113,13 @@ describe(
       const delivery = await withStoreQuery(query, (q) => undeliveredEvents(q, merchant.id, receiver, 60_000, since));
       console.log(`# pgbouncer: ${delivery.events} events, ${receiver.deliveries.length} deliveries`);
       assert.deepEqual(delivery.undelivered.slice(0, 10), [], 'every committed event was delivered');
+      // Decision 0030: a pooler without prepared-statement support (pgbouncer before 1.21) refuses
+      // a named statement on a session that did not prepare it; each API process then turned its
+      // own off once, ran that statement (or its transaction) again unnamed, and answered on — the
+      // ledgers above saw no unexpected answer.
+      const offs = servers.map((s) => s.output().split('prepared statements off for this process').length - 1);
+      console.log(`# pgbouncer: prepared statements turned off, per API process: ${offs.join(', ')}`);
+      for (const n of offs) assert.ok(n <= 1, `turned off at most once per process (${offs.join(', ')})`);
       for (const s of servers) assert.equal((await s.terminate()).code, 0);
     });
   },
