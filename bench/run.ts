@@ -12,6 +12,7 @@ import {
   measureDbCeiling,
   measureGet,
   measureGetCeiling,
+  pacingCeilingRps,
   serveCeiling,
   type Windows,
 } from './lib/measure.ts';
@@ -304,8 +305,11 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
   rows.push(create);
 
   await settleAfterWrites(store.target);
-  progress(`${name}: create at half the ceiling's rate (${(dbRps / 2).toFixed(0)}/s, evenly paced)`);
-  rows.push(await paced('create_paced', createRequests(key, `${runId}-${name}-paced`, []), dbRps / 2, (s) => s === 201, create));
+  const createPacing = pacingCeilingRps(dbRps, create);
+  progress(`${name}: create at half the ceiling's rate (${(createPacing / 2).toFixed(0)}/s, evenly paced)`);
+  rows.push(
+    await paced('create_paced', createRequests(key, `${runId}-${name}-paced`, []), createPacing / 2, (s) => s === 201, create),
+  );
 
   await settleAfterWrites(store.target);
   progress(`${name}: create replay (same key and body again)`);
@@ -326,8 +330,9 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
     (s) => load(api, getRequests(auth(key), sampleIds), s, (st) => st === 200),
   );
   rows.push(get);
-  progress(`${name}: GET at half the ceiling's rate (${(getCeiling.rps / 2).toFixed(0)}/s, evenly paced)`);
-  rows.push(await paced('get_paced', getRequests(auth(key), sampleIds), getCeiling.rps / 2, (s) => s === 200, get));
+  const getPacing = pacingCeilingRps(getCeiling.rps, get);
+  progress(`${name}: GET at half the ceiling's rate (${(getPacing / 2).toFixed(0)}/s, evenly paced)`);
+  rows.push(await paced('get_paced', getRequests(auth(key), sampleIds), getPacing / 2, (s) => s === 200, get));
 
   progress(`${name}: mixed 80 % GET / 20 % create`);
   const mixedOk = (s: number) => s === 200 || s === 201;

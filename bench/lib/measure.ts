@@ -156,6 +156,18 @@ type Window = (seconds: number) => Promise<{ rps: number }>;
  * follows the alternated ratio of their summed operations: the flag then means the scenario beat
  * its ceiling side by side, not that the machine was faster in the later window.
  */
+/**
+ * The ceiling rate a paced row takes half of: its one window's, unless the scenario was above that
+ * by more than noise and measured again beside it (alternateIfAbove) — then the one window was not
+ * a ceiling (a slow minute of the machine), and the mean of the alternated ceiling windows is.
+ * Without this a depressed ceiling window offered the paced row a fraction of the service's
+ * capacity (0.25–0.28 of what it answered unpaced, thirteenth session) and called that half.
+ */
+export function pacingCeilingRps(oneWindowRps: number, r: Row): number {
+  const alternated = r.alternated?.ceiling_rps ?? [];
+  return alternated.length === 0 ? oneWindowRps : alternated.reduce((sum, rps) => sum + rps, 0) / alternated.length;
+}
+
 export async function alternateIfAbove(
   w: Windows,
   groups: { service: CpuGroups; ceiling: CpuGroups },

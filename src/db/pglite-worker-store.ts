@@ -155,7 +155,7 @@ export async function openEmbeddedStoreOnWorker(options: EmbeddedStoreOptions): 
       }
     }),
     dump: async () => new Blob([await call<ArrayBuffer>({ op: 'dump' })]),
-    // The copy runs on the database thread, under PGlite's locks there (pglite-store.ts).
+    // The copy runs on the database thread, under the store's session lock there (pglite-store.ts).
     ...(options.dataDir === undefined ? {} : { snapshot: (into: string) => call<{ pauseMs: number }>({ op: 'snapshot', into }) }),
     // The worker's fsync count as of its last reply: a commit's reply carries the count after it.
     fsyncs: () => fsyncs,

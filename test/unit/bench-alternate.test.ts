@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { alternateIfAbove, type Windows } from '../../bench/lib/measure.ts';
+import { alternateIfAbove, pacingCeilingRps, type Windows } from '../../bench/lib/measure.ts';
 import { type Row, row } from '../../bench/lib/report.ts';
 
 // The "above its ceiling" flag (issue 27) is re-judged on alternated windows: it is the instrument
@@ -59,5 +59,19 @@ describe('bench: a scenario above its ceiling is measured again beside it', () =
     const after = await alternateIfAbove(w, noProcesses, r, ws.ceiling, ws.scenario);
     assert.equal(after.ceiling_exceeded, true);
     assert.equal(after.alternated?.ratio, 1.25);
+  });
+});
+
+describe('bench: a paced row takes half of a ceiling that is one', () => {
+  it('paces at the one window when the scenario stayed within noise of it', () => {
+    const r = row('get', 'postgres', 'scenario', m(1050), 1000);
+    assert.equal(pacingCeilingRps(1000, r), 1000);
+  });
+
+  it('paces at the alternated ceiling windows when the one window was below the scenario', async () => {
+    const r = row('get', 'postgres', 'scenario', m(1954), 1077);
+    const ws = windows([2471, 2112, 2138], [1826, 1731, 1962]);
+    const again = await alternateIfAbove(w, noProcesses, r, ws.ceiling, ws.scenario);
+    assert.equal(pacingCeilingRps(1077, again), (2471 + 2112 + 2138) / 3);
   });
 });
