@@ -148,15 +148,6 @@ export async function measureGet(
 type Window = (seconds: number) => Promise<{ rps: number }>;
 
 /**
- * A scenario is judged against a ceiling measured in a window minutes before its own; on a machine
- * whose rates move tens of percent between runs (docs/benchmarks.md, issue 27's fifth session), one
- * window each says little about which is faster. A scenario above its ceiling by more than
- * NOISE_RATIO is measured again against it in alternated windows (ceiling, scenario, ceiling, …,
- * `rounds` of each, half a window long, CPU time per operation of both) and `ceiling_exceeded`
- * follows the alternated ratio of their summed operations: the flag then means the scenario beat
- * its ceiling side by side, not that the machine was faster in the later window.
- */
-/**
  * The ceiling rate a paced row takes half of: its one window's, unless the scenario was above that
  * by more than noise and measured again beside it (alternateIfAbove) — then the one window was not
  * a ceiling (a slow minute of the machine), and the mean of the alternated ceiling windows is.
@@ -168,6 +159,15 @@ export function pacingCeilingRps(oneWindowRps: number, r: Row): number {
   return alternated.length === 0 ? oneWindowRps : alternated.reduce((sum, rps) => sum + rps, 0) / alternated.length;
 }
 
+/**
+ * A scenario is judged against a ceiling measured in a window minutes before its own; on a machine
+ * whose rates move tens of percent between runs (docs/benchmarks.md, issue 27's fifth session), one
+ * window each says little about which is faster. A scenario above its ceiling by more than
+ * NOISE_RATIO is measured again against it in alternated windows (ceiling, scenario, ceiling, …,
+ * `rounds` of each, half a window long, CPU time per operation of both) and `ceiling_exceeded`
+ * follows the alternated ratio of their summed operations: the flag then means the scenario beat
+ * its ceiling side by side, not that the machine was faster in the later window.
+ */
 export async function alternateIfAbove(
   w: Windows,
   groups: { service: CpuGroups; ceiling: CpuGroups },

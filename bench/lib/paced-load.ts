@@ -179,7 +179,8 @@ export async function pace(o: PaceOptions): Promise<{ failed: number }> {
     while (dueMs() < endMs) {
       // Everything due by now goes out now (a late timer sends the backlog at once, on schedule).
       const now = performance.now();
-      if (o.onLate !== undefined && now - dueMs() >= LATE_MS && dueMs() < endMs) o.onLate(dueMs() - startMs, now - dueMs());
+      const lateMs = now - dueMs();
+      if (lateMs >= LATE_MS) o.onLate?.(dueMs() - startMs, lateMs);
       for (; dueMs() <= now && dueMs() < endMs; issued += 1) {
         outstanding += 1;
         queue.push(o.next(dueMs()));

@@ -45,9 +45,9 @@ export interface PacedTail {
   /** The generator's collections in the window; `long` lists those of 5 ms or more as [at s, ms]. */
   load_gc: { collections: number; total_ms: number; max_ms: number; long: [number, number][] };
   /** The generator's loop late by 5 ms or more: how often, the most, and the longest five as [at s, ms]. */
-  load_late?: { times: number; max_ms: number; long: [number, number][] };
+  load_late: { times: number; max_ms: number; long: [number, number][] };
   /** TCP retransmission timeouts on the machine during the window (null: not known on this OS). */
-  tcp_timeouts?: number | null;
+  tcp_timeouts: number | null;
 }
 
 /** Alternated windows of a ceiling and its scenario: what each answered, in order, and their ratio. */
@@ -157,7 +157,7 @@ export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): v
     if (t === undefined) continue;
     const largest = t.largest.map((c) => `${c.from_s}-${c.to_s} s ${c.answers} answers max ${c.max_ms} ms`).join('; ');
     console.log(
-      `${r.name} (${r.store}): slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}${t.load_late === undefined ? '' : `; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}`}${t.tcp_timeouts === undefined || t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}`,
+      `${r.name} (${r.store}): slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}`,
     );
   }
   for (const r of rows) {

@@ -95,6 +95,9 @@ export interface WindowWitnesses {
   tcpTimeouts: number | null;
 }
 
+/** A collection or a lateness as the tail lists it: [at s, ms]. */
+const atSecondsMs = (c: Collection): [number, number] => [round(c.at / 1000) ?? 0, round(c.ms, 1) ?? 0];
+
 /**
  * A paced row's tail: its slowest 1 % (answers above its p99) as clusters, the generator's GC and
  * lateness, and the machine's TCP timeouts in the window.
@@ -122,7 +125,7 @@ export function pacedTail(samples: readonly Sample[], p99Ms: number, w: WindowWi
           1,
         ) ?? 0,
       max_ms: round(Math.max(0, ...ownGc.map((g) => g.ms)), 1) ?? 0,
-      long: ownGc.filter((g) => g.ms >= 5).map((g) => [round(g.at / 1000) ?? 0, round(g.ms, 1) ?? 0]),
+      long: ownGc.filter((g) => g.ms >= 5).map(atSecondsMs),
     },
     load_late: {
       times: w.late.length,
@@ -132,7 +135,7 @@ export function pacedTail(samples: readonly Sample[], p99Ms: number, w: WindowWi
         .sort((a, b) => b.ms - a.ms)
         .slice(0, 5)
         .sort((a, b) => a.at - b.at)
-        .map((l) => [round(l.at / 1000) ?? 0, round(l.ms, 1) ?? 0]),
+        .map(atSecondsMs),
     },
     tcp_timeouts: w.tcpTimeouts,
   };

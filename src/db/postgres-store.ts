@@ -157,13 +157,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     for (let run = 1; ; run += 1) {
       const client = await checkout();
+      const preparedAtStart = prepared.on;
       let broken: unknown;
       try {
         return await runTransaction(client, prepared, fn);
       } catch (error) {
         if (isStoreUnavailable(error)) broken = error;
-        // A named statement refused mid-transaction turned them off: the transaction runs again unnamed.
-        const retry = isRetryableTransactionError(error) || (isNamedStatementLost(error) && !prepared.on);
+        // A named statement refused in this run turned them off: the transaction runs again unnamed.
+        // (With them off from the start, a 26000/0A000 of some other statement is not retried.)
+        const refusedNamed = preparedAtStart && !prepared.on && isNamedStatementLost(error);
+        const retry = isRetryableTransactionError(error) || refusedNamed;
         if (run < MAX_TRANSACTION_RUNS && retry) continue;
         throw translate(error);
       } finally {
