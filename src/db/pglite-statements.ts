@@ -1,6 +1,6 @@
-import { type messages as backend, parse, type PGlite, types as pgTypes } from '@electric-sql/pglite';
+import { messages as backend, parse, type PGlite, protocol, types as pgTypes } from '@electric-sql/pglite';
 import { isPlanStable } from './plan-stable.ts';
-import { encodeMessages, type FrontendMessage } from './pglite-wire.ts';
+import { type Answer, encodeMessages, type FrontendMessage, readAnswer, type WireField } from './pglite-wire.ts';
 import type { Row } from './store.ts';
 
 /**
@@ -25,9 +25,10 @@ import type { Row } from './store.ts';
  * do on PostgreSQL (under the `force_custom_plan` of decision 0025 they were planned again for
  * every row: a 64-row insert with two foreign keys cost twice as much; decision 0027).
  *
- * Parameters are serialised and rows parsed by PGlite's own serialisers and parsers for the types
+ * Parameters are serialised and values parsed by PGlite's own serialisers and parsers for the types
  * the backend reports, as its `query()` does; the protocol messages themselves are encoded by
- * pglite-wire.ts, not by PGlite's bundled serializer (decision 0029). The cache is bounded (least
+ * pglite-wire.ts, not by PGlite's bundled serializer (decision 0029), and a run's answer is read
+ * there too, not by PGlite's protocol parser, unless it holds an error (decision 0031). The cache is bounded (least
  * recently used first out, a named statement closed with the next Parse), so texts built per call
  * (a list with a varying number of filters) cannot grow it without end. If the session's prepared
  * statements are dropped under the cache (`DEALLOCATE ALL`, `DISCARD ALL`; nothing in the service
@@ -51,11 +52,6 @@ const PARAMETER = /\$\d/;
 /** SQLSTATE 26000, invalid_sql_statement_name: "prepared statement … does not exist". */
 const UNDEFINED_PREPARED_STATEMENT = '26000';
 
-interface Field {
-  name: string;
-  dataTypeID: number;
-}
-
 interface Known {
   /** The prepared statement's name; '' (PostgreSQL's unnamed statement) for a text parsed on every run. */
   name: string;
@@ -66,30 +62,51 @@ interface Known {
    * PostgreSQL refuses to run a prepared statement whose result would no longer have these columns
    * ("cached plan must not change result type"), so they cannot go stale.
    */
-  fields: Field[] | undefined;
+  fields: WireField[] | undefined;
 }
 
-/** The rows of one statement's answer, built with PGlite's parsers, as its `query()` builds them. */
-function rowsOf<T extends Row>(
-  messages: readonly backend.BackendMessage[],
-  described: Field[] | undefined,
-  parsers: PGlite['parsers'],
-): T[] {
-  let fields = described;
-  const rows: T[] = [];
-  for (const message of messages) {
-    if (message.name === 'rowDescription') fields = (message as backend.RowDescriptionMessage).fields;
-    else if (message.name === 'dataRow' && fields !== undefined) {
-      const values = (message as backend.DataRowMessage).fields;
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < values.length; i++) {
-        const field = fields[i] as Field;
-        row[field.name] = pgTypes.parseType(values[i] ?? null, field.dataTypeID, parsers);
-      }
-      rows.push(row as T);
+/**
+ * One run's exchange with the backend: the answer's bytes, copied out of PGlite's memory as they
+ * are flushed, unparsed (decision 0031: PGlite's `execProtocol` would make a message object of every
+ * data row, and a copy of the whole answer, before the rows are built from them).
+ */
+async function exchange(db: PGlite, message: Uint8Array): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await db.execProtocolRawStream(message, { ...NO_FS_SYNC, onRawData: (data) => chunks.push(Buffer.from(data)) });
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
+/**
+ * An answer that `readAnswer` does not read — it holds an error, a notice or a notification — read
+ * by PGlite's own parser, as `execProtocol` reads it: the first error is thrown as PGlite throws it
+ * (its SQLSTATE, constraint and detail as own properties); notices are dropped, as PGlite drops them
+ * without an `onNotice` (the embedded store LISTENs to nothing, so a notification has no listener).
+ */
+function answerByPglite(bytes: Buffer): Answer {
+  const answer: Answer = { fields: undefined, rows: [] };
+  let error: backend.DatabaseError | undefined;
+  new protocol.Parser().parse(bytes, (message) => {
+    if (error !== undefined) return;
+    if (message instanceof backend.DatabaseError) error = message;
+    else if (message.name === 'rowDescription') answer.fields = (message as backend.RowDescriptionMessage).fields;
+    else if (message.name === 'dataRow') answer.rows.push((message as backend.DataRowMessage).fields);
+  });
+  if (error !== undefined) throw error;
+  return answer;
+}
+
+/** The rows of one run's answer, their values parsed by PGlite's parsers, as its `query()` parses them. */
+function rowsOf<T extends Row>(answer: Answer, described: WireField[] | undefined, parsers: PGlite['parsers']): T[] {
+  const fields = answer.fields ?? described;
+  if (fields === undefined) return [];
+  return answer.rows.map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < values.length; i++) {
+      const field = fields[i] as WireField;
+      row[field.name] = pgTypes.parseType(values[i] ?? null, field.dataTypeID, parsers);
     }
-  }
-  return rows;
+    return row as T;
+  });
 }
 
 export interface StatementCache {
@@ -151,15 +168,15 @@ export function statementCache(db: PGlite): StatementCache {
       return serializer === undefined ? String(value) : serializer(value);
     });
     const bind: FrontendMessage = { type: 'bind', statement: known.name, values };
-    const { messages } = await db.execProtocol(
+    const bytes = await exchange(
+      db,
       encodeMessages(
         known.fields === undefined
           ? [{ type: 'parse', name: '', text, types }, bind, DESCRIBE_PORTAL, EXECUTE, SYNC]
           : [bind, EXECUTE, SYNC],
       ),
-      NO_FS_SYNC,
     );
-    return rowsOf<T>(messages, known.fields, db.parsers);
+    return rowsOf<T>(readAnswer(bytes) ?? answerByPglite(bytes), known.fields, db.parsers);
   }
 
   return {

@@ -1,7 +1,8 @@
 /**
  * The frontend messages of PostgreSQL's extended query protocol that the embedded store sends to
  * PGlite (https://www.postgresql.org/docs/current/protocol-message-formats.html), each batch
- * encoded into one buffer (decision 0029).
+ * encoded into one buffer (decision 0029), and the backend's answer to a run read back
+ * (`readAnswer`, decision 0031).
  *
  * Why not PGlite's bundled serializer: its `Writer` is compiled with private fields lowered to
  * WeakMaps, and every C string it writes (`addCString`: a statement's name, its text, a portal)
@@ -106,4 +107,70 @@ export function encodeMessages(messages: readonly FrontendMessage[]): Buffer {
     out.writeInt32BE(at - start - 1, start + 1);
   }
   return out;
+}
+
+/** A result column: its name and its type's OID, as a RowDescription gives them. */
+export interface WireField {
+  name: string;
+  dataTypeID: number;
+}
+
+/** A run's answer: the columns, if the answer described them, and each row's values as text. */
+export interface Answer {
+  fields: WireField[] | undefined;
+  rows: (string | null)[][];
+}
+
+/** What a run's answer may hold besides rows: ParseComplete, BindComplete, CloseComplete, NoData, CommandComplete, EmptyQueryResponse, PortalSuspended, ReadyForQuery. */
+const PLAIN = new Set([0x31, 0x32, 0x33, 0x6e, 0x43, 0x49, 0x73, 0x5a]);
+const ROW_DESCRIPTION = 0x54;
+const DATA_ROW = 0x44;
+
+/**
+ * Reads the backend's answer to one run (decision 0031): its row description, if any, and its data
+ * rows, straight from the bytes, without a message object per row. Returns `undefined` when the
+ * answer holds anything else — an ErrorResponse, a notice, a notification — or is cut short: the
+ * caller hands those bytes to PGlite's own parser, so that an error is exactly the error PGlite
+ * makes of it.
+ */
+export function readAnswer(bytes: Buffer): Answer | undefined {
+  let fields: WireField[] | undefined;
+  const rows: (string | null)[][] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    if (at + HEADER > bytes.length) return undefined;
+    const type = bytes[at] as number;
+    const end = at + 1 + bytes.readInt32BE(at + 1);
+    if (end > bytes.length || end < at + HEADER) return undefined;
+    let p = at + HEADER;
+    if (type === DATA_ROW) {
+      const count = bytes.readInt16BE(p);
+      p += 2;
+      const values = new Array<string | null>(count);
+      for (let i = 0; i < count; i++) {
+        const length = bytes.readInt32BE(p);
+        p += 4;
+        if (length < 0) values[i] = null;
+        else {
+          values[i] = bytes.toString('utf8', p, p + length);
+          p += length;
+        }
+      }
+      rows.push(values);
+    } else if (type === ROW_DESCRIPTION) {
+      const count = bytes.readInt16BE(p);
+      p += 2;
+      fields = new Array<WireField>(count);
+      for (let i = 0; i < count; i++) {
+        const nul = bytes.indexOf(0, p);
+        const name = bytes.toString('utf8', p, nul);
+        // table OID (4), column number (2), then the type's OID
+        const dataTypeID = bytes.readUInt32BE(nul + 1 + 6);
+        fields[i] = { name, dataTypeID };
+        p = nul + 1 + 18; // type OID (4), type size (2), modifier (4), format (2)
+      }
+    } else if (!PLAIN.has(type)) return undefined;
+    at = end;
+  }
+  return { fields, rows };
 }

@@ -1,9 +1,45 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { protocol } from '@electric-sql/pglite';
-import { encodeMessages } from '../../src/db/pglite-wire.ts';
+import { encodeMessages, readAnswer } from '../../src/db/pglite-wire.ts';
 
 const { serialize } = protocol;
+
+/** A backend message: its type byte, its length (itself included) and its body. */
+function backendMessage(type: string, ...parts: Buffer[]): Buffer {
+  const body = Buffer.concat(parts);
+  const header = Buffer.alloc(5);
+  header.write(type, 0, 'latin1');
+  header.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
+}
+const int16 = (n: number) => Buffer.from([(n >> 8) & 0xff, n & 0xff]);
+const int32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+};
+const cstr = (s: string) => Buffer.from(`${s}\0`, 'utf8');
+const rowDescription = (fields: [string, number][]) =>
+  backendMessage(
+    'T',
+    int16(fields.length),
+    ...fields.map(([name, oid]) =>
+      Buffer.concat([cstr(name), int32(16384), int16(1), int32(oid), int16(-1), int32(-1), int16(0)]),
+    ),
+  );
+const dataRow = (values: (string | null)[]) =>
+  backendMessage(
+    'D',
+    int16(values.length),
+    ...values.map((v) => (v === null ? int32(-1) : Buffer.concat([int32(Buffer.byteLength(v)), Buffer.from(v, 'utf8')]))),
+  );
+/** What PGlite's own parser makes of the same bytes. */
+function pgliteMessages(bytes: Buffer) {
+  const out: { name: string; fields?: unknown[] }[] = [];
+  new protocol.Parser().parse(bytes, (m) => out.push(m as never));
+  return out;
+}
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 /**
@@ -62,5 +98,57 @@ describe('pglite-wire', () => {
     assert.deepEqual(decoded, values);
     assert.equal(int16(), 0, 'no result format codes: all text');
     assert.equal(at, bind.length, 'nothing after the message');
+  });
+
+  it("reads a run's answer as PGlite's parser reads it: columns, rows, text of any width and NULL", () => {
+    const answer = Buffer.concat([
+      backendMessage('1'),
+      backendMessage('2'),
+      rowDescription([
+        ['id', 25],
+        ['amount', 20],
+        ['catatan_é', 3802],
+      ]),
+      dataRow(['pay_1', '10000', '{"a":"Rp 1.000 — 𝄞"}']),
+      dataRow(['pay_2', null, '']),
+      backendMessage('C', cstr('SELECT 2')),
+      backendMessage('Z', Buffer.from('I')),
+    ]);
+    const theirs = pgliteMessages(answer);
+    const read = readAnswer(answer);
+    assert.ok(read !== undefined);
+    const description = theirs.find((m) => m.name === 'rowDescription') as unknown as {
+      fields: { name: string; dataTypeID: number }[];
+    };
+    assert.deepEqual(
+      read.fields,
+      description.fields.map(({ name, dataTypeID }) => ({ name, dataTypeID })),
+    );
+    assert.deepEqual(
+      read.rows,
+      theirs.filter((m) => m.name === 'dataRow').map((m) => m.fields),
+    );
+    assert.deepEqual(read.rows[1], ['pay_2', null, '']);
+    // A named statement's run carries no row description: rows only.
+    const named = readAnswer(
+      Buffer.concat([
+        backendMessage('2'),
+        dataRow(['x']),
+        backendMessage('C', cstr('SELECT 1')),
+        backendMessage('Z', Buffer.from('I')),
+      ]),
+    );
+    assert.deepEqual(named, { fields: undefined, rows: [['x']] });
+  });
+
+  it("leaves an error, a notice or a cut-short answer to PGlite's parser (returns nothing)", () => {
+    const error = backendMessage('E', Buffer.from('SERROR\0C23505\0Mduplicate key\0\0', 'utf8'));
+    const notice = backendMessage('N', Buffer.from('SNOTICE\0C00000\0Mhello\0\0', 'utf8'));
+    const ready = backendMessage('Z', Buffer.from('I'));
+    assert.equal(readAnswer(Buffer.concat([backendMessage('2'), error, ready])), undefined);
+    assert.equal(readAnswer(Buffer.concat([backendMessage('2'), notice, dataRow(['x']), ready])), undefined);
+    const whole = Buffer.concat([backendMessage('2'), dataRow(['pay_1', 'x']), ready]);
+    for (const cut of [1, 3, 7, whole.length - 3]) assert.equal(readAnswer(whole.subarray(0, cut)), undefined, `cut at ${cut}`);
+    assert.equal(pgliteMessages(Buffer.concat([error, ready]))[0]?.name, 'error', "PGlite's parser makes an error of it");
   });
 });
