@@ -191,5 +191,26 @@ describe(
       assert.deepEqual(await store.query('SELECT id FROM u'), [{ id: 2 }], 'the same statement runs after the rollback');
       await assert.rejects(async () => handle?.query('SELECT 1'), /ended/);
     });
+
+    it('never reports a COMMIT that PostgreSQL answered with ROLLBACK as committed', async () => {
+      await store.exec('DELETE FROM u');
+      // The caller swallows a failed statement and returns: the transaction had failed, so
+      // PostgreSQL answers COMMIT with ROLLBACK, and the caller is told (PGlite's
+      // TransactionAbortedError, SQLSTATE 25P02).
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.query('INSERT INTO u (id) VALUES ($1)', [10]);
+          await tx.query('INSERT INTO u (id) VALUES ($1)', [10]).catch(() => undefined);
+          return 'done';
+        }),
+        (error: { code?: string; name?: string }) => error.code === '25P02',
+      );
+      assert.deepEqual(await store.query('SELECT count(*)::int AS n FROM u'), [{ n: 0 }], 'nothing of it stayed');
+      assert.equal(
+        await store.transaction((tx) => tx.query('INSERT INTO u (id) VALUES ($1)', [11]).then(() => 'committed')),
+        'committed',
+      );
+      assert.deepEqual(await store.query('SELECT id FROM u'), [{ id: 11 }], 'a transaction that succeeds is committed');
+    });
   },
 );
