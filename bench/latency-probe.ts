@@ -12,6 +12,8 @@ import { auth, type CreatedSample, createRequests, getRequests } from './scenari
  * paced, to a fresh server and prints when the slowest answers were due, so that a tail can be
  * matched with what the server was doing then (a job's period, a checkpoint, a collection).
  *   node --import tsx bench/latency-probe.ts --store postgres --rate 300 --seconds 20
+ * (--scenario get: GETs at --rate over the payments that 5 s of creates at --create-rate, by default
+ * --rate, made.)
  * With --node-arg=--trace-gc it places the server's collections on the window's clock; with
  * --node-arg=--trace-gc-nvp it says what the server's scavenges promoted per request; --server-output
  * FILE keeps the tail of the server's output (its last 64 KB) for reading beside the clusters.
@@ -24,6 +26,10 @@ const { values } = parseArgs({
     env: { type: 'string', multiple: true, default: [] },
     'node-arg': { type: 'string', multiple: true, default: [] },
     scenario: { type: 'string', default: 'create' },
+    // The warm-up's creates (which make the GET scenario's payments): 5 s at this rate, by default
+    // --rate. On a slow machine a GET rate is far above what creates can do, and the warm-up then
+    // overloads the server before the window; give the GET scenario a create rate it can keep up with.
+    'create-rate': { type: 'string' },
     'server-output': { type: 'string' },
   },
 });
@@ -35,7 +41,8 @@ const store = await setupStore(values.store as StoreKind, values['node-arg'], {
 try {
   const sample: CreatedSample[] = [];
   const creates = createRequests(store.merchant.sandboxKey, `probe-${Date.now()}`, sample);
-  await runLoad({ url: store.server.url, connections: 32, seconds: 5, requests: creates, rate: Number(values.rate) });
+  const createRate = Number(values['create-rate'] ?? values.rate);
+  await runLoad({ url: store.server.url, connections: 32, seconds: 5, requests: creates, rate: createRate });
   await settleAfterWrites(store.target);
   const requests =
     values.scenario === 'get'
