@@ -28,11 +28,11 @@ import type { Row } from './store.ts';
  * Parameters are serialised and values parsed by PGlite's own serialisers and parsers for the types
  * the backend reports, as its `query()` does; the protocol messages themselves are encoded by
  * pglite-wire.ts, not by PGlite's bundled serializer (decision 0029), and a run's answer is read
- * there too, not by PGlite's protocol parser, unless it holds an error (decision 0031). The cache is bounded (least
- * recently used first out, a named statement closed with the next Parse), so texts built per call
- * (a list with a varying number of filters) cannot grow it without end. If the session's prepared
- * statements are dropped under the cache (`DEALLOCATE ALL`, `DISCARD ALL`; nothing in the service
- * sends either), the cache forgets them all and prepares again.
+ * there too, not by PGlite's protocol parser, unless it holds an error (decision 0031). The cache
+ * is bounded (least recently used first out, a named statement closed with the next Parse), so
+ * texts built per call (a list with a varying number of filters) cannot grow it without end. If the
+ * session's prepared statements are dropped under the cache (`DEALLOCATE ALL`, `DISCARD ALL`;
+ * nothing in the service sends either), the cache forgets them all and prepares again.
  */
 
 const MAX_STATEMENTS = 256;

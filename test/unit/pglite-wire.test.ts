@@ -13,8 +13,8 @@ function backendMessage(type: string, ...parts: Buffer[]): Buffer {
   header.writeInt32BE(body.length + 4, 1);
   return Buffer.concat([header, body]);
 }
-const int16 = (n: number) => Buffer.from([(n >> 8) & 0xff, n & 0xff]);
-const int32 = (n: number) => {
+const be16 = (n: number) => Buffer.from([(n >> 8) & 0xff, n & 0xff]);
+const be32 = (n: number) => {
   const b = Buffer.alloc(4);
   b.writeInt32BE(n);
   return b;
@@ -23,16 +23,14 @@ const cstr = (s: string) => Buffer.from(`${s}\0`, 'utf8');
 const rowDescription = (fields: [string, number][]) =>
   backendMessage(
     'T',
-    int16(fields.length),
-    ...fields.map(([name, oid]) =>
-      Buffer.concat([cstr(name), int32(16384), int16(1), int32(oid), int16(-1), int32(-1), int16(0)]),
-    ),
+    be16(fields.length),
+    ...fields.map(([name, oid]) => Buffer.concat([cstr(name), be32(16384), be16(1), be32(oid), be16(-1), be32(-1), be16(0)])),
   );
 const dataRow = (values: (string | null)[]) =>
   backendMessage(
     'D',
-    int16(values.length),
-    ...values.map((v) => (v === null ? int32(-1) : Buffer.concat([int32(Buffer.byteLength(v)), Buffer.from(v, 'utf8')]))),
+    be16(values.length),
+    ...values.map((v) => (v === null ? be32(-1) : Buffer.concat([be32(Buffer.byteLength(v)), Buffer.from(v, 'utf8')]))),
   );
 /** What PGlite's own parser makes of the same bytes. */
 function pgliteMessages(bytes: Buffer) {
