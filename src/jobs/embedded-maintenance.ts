@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queryable, Store } from '../db/store.ts';
 import type { Job } from './job-runner.ts';
 
@@ -24,6 +25,19 @@ import type { Job } from './job-runner.ts';
 
 /** The statistics target of the job's ANALYZEs (PostgreSQL's default is 100: 30,000 rows sampled). */
 const ANALYZE_STATISTICS_TARGET = 10;
+
+/**
+ * The least pause between two of a pass's statements (decision 0032). The pass waits after each
+ * statement at least as long as the statement took, and never less than this: the requests that
+ * queued behind a VACUUM or an ANALYZE are answered before the next one starts, so a pass delays a
+ * request by one statement at most, and takes at most half of the database thread while it runs.
+ */
+export const MAINTENANCE_MIN_PAUSE_MS = 50;
+
+export interface MaintenanceOptions {
+  /** How the pass waits between statements (tests record the pauses it asks for). */
+  pause?: (ms: number) => Promise<unknown>;
+}
 
 /**
  * One table's numbers and settings as autovacuum reads them (a setting is the table's own, from its
@@ -118,21 +132,37 @@ export interface MaintenancePass {
  * which it otherwise does when idle, at most once a second: a change it misses is seen next
  * pass), then vacuums and analyses what is due, the vacuum first (it refreshes the row count the
  * next thresholds scale with). The system catalogs are read and vacuumed by age only (ACTIVITY_SQL).
+ * Between two statements the pass pauses (MAINTENANCE_MIN_PAUSE_MS): every request waits while
+ * PGlite vacuums or analyses, and statements run back to back held requests for the whole pass.
  */
-export async function maintainTables(q: Queryable): Promise<MaintenancePass> {
-  await q.query('SELECT pg_stat_force_next_flush()');
-  const rows = await q.query<TableActivity & { name: string; target: string }>(ACTIVITY_SQL);
+export async function maintainTables(q: Queryable, options: MaintenanceOptions = {}): Promise<MaintenancePass> {
+  const pause = options.pause ?? sleep;
+  let lastMs: number | undefined;
+  /** One statement of the pass, after a pause as long as the one before it took (decision 0032). */
+  const step = async <T>(run: () => Promise<T>): Promise<T> => {
+    if (lastMs !== undefined) await pause(Math.max(MAINTENANCE_MIN_PAUSE_MS, Math.ceil(lastMs)));
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      lastMs = performance.now() - started;
+    }
+  };
+  const rows = await step(async () => {
+    await q.query('SELECT pg_stat_force_next_flush()');
+    return q.query<TableActivity & { name: string; target: string }>(ACTIVITY_SQL);
+  });
   const pass: MaintenancePass = { vacuumed: [], analysed: [] };
   for (const r of rows) {
     const due = maintenanceDue(r);
     if (due.vacuum) {
-      await q.exec(`VACUUM ${r.target}`);
+      await step(() => q.exec(`VACUUM ${r.target}`));
       pass.vacuumed.push(r.name);
     }
     if (due.analyze) {
       // `SET LOCAL` ends with the script's implicit transaction (VACUUM cannot run in one: it is
       // a statement of its own above).
-      await q.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}; ANALYZE ${r.target}`);
+      await step(() => q.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}; ANALYZE ${r.target}`));
       pass.analysed.push(r.name);
     }
   }

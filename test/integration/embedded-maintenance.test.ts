@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import type { Queryable, Row } from '../../src/db/store.ts';
-import { embeddedMaintenanceJob, maintainTables } from '../../src/jobs/embedded-maintenance.ts';
+import { embeddedMaintenanceJob, MAINTENANCE_MIN_PAUSE_MS, maintainTables } from '../../src/jobs/embedded-maintenance.ts';
 import { findPaymentStatement } from '../../src/modules/payments/payment-repo.ts';
 import { insertPayments, type PlanNode, planOf, scansOf } from '../harness/query-plan.ts';
 import { openTestStore, TEST_STORE, type TestStore } from '../harness/test-store.ts';
@@ -75,6 +75,59 @@ describe(
       ]);
       assert.deepEqual(await maintainTables(q), { vacuumed: ['payments'], analysed: ['payments'] });
       assert.equal((await stats())?.n_dead_tup, 0);
+    });
+
+    it('pauses between its statements at least as long as the one before took, so requests queued behind it are answered between them', async () => {
+      const own = await openTestStore();
+      try {
+        await own.store.query(
+          `INSERT INTO merchants (id, name, api_version, created_at) VALUES ('mer_pace', 'Pace', '2024-01-01', now())`,
+        );
+        await insertPayments(own.store, 'mer_pace', { from: 1, to: PAYMENTS }, 'pending');
+        // What reached the database, in order, with how long each took, and the pauses the pass asked for.
+        const log: ({ sql: string; ms: number } | { pause: number })[] = [];
+        const timed = async <R>(sql: string, run: () => Promise<R>): Promise<R> => {
+          const started = performance.now();
+          try {
+            return await run();
+          } finally {
+            log.push({ sql, ms: performance.now() - started });
+          }
+        };
+        const q: Queryable = {
+          query: <T extends Row>(text: string, params?: readonly unknown[]) =>
+            timed(text, () => own.store.query<T>(text, params)),
+          exec: (script: string) => timed(script, () => own.store.exec(script)),
+        };
+        const pass = await maintainTables(q, {
+          pause: async (ms) => {
+            log.push({ pause: ms });
+          },
+        });
+        assert.ok(pass.vacuumed.includes('payments') && pass.analysed.includes('payments'), JSON.stringify(pass));
+
+        const maintenance = log.filter((e) => 'sql' in e && /^(VACUUM|SET LOCAL)/.test(e.sql));
+        assert.equal(maintenance.length, pass.vacuumed.length + pass.analysed.length);
+        // Every VACUUM and ANALYZE comes after a pause at least as long as what ran since the pause
+        // before it (the statistics read, or the previous VACUUM or ANALYZE), and never shorter than the floor.
+        let sinceLastPause = 0;
+        for (const [i, e] of log.entries()) {
+          if ('pause' in e) {
+            assert.ok(
+              e.pause >= MAINTENANCE_MIN_PAUSE_MS && e.pause >= sinceLastPause,
+              `pause ${i}: ${e.pause} ms after ${sinceLastPause} ms of statements`,
+            );
+            sinceLastPause = 0;
+            continue;
+          }
+          if (/^(VACUUM|SET LOCAL)/.test(e.sql))
+            assert.ok('pause' in (log[i - 1] ?? {}), `statement ${i} (${e.sql}) follows a pause`);
+          sinceLastPause += e.ms;
+        }
+        assert.equal(log.filter((e) => 'pause' in e).length, maintenance.length, 'one pause before each, none after the last');
+      } finally {
+        await own.close();
+      }
     });
 
     it('vacuums our tables and the system catalogs before their transaction ids get old enough to wrap around', async () => {
