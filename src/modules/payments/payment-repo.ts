@@ -158,23 +158,35 @@ export async function insertPayment(q: Queryable, p: Payment): Promise<void> {
   await q.query(s.text, s.params);
 }
 
-/** A key probe: plan-stable (src/db/plan-stable.ts), marked once here rather than on every GET. */
-const FIND_PAYMENT_SQL = planStable('SELECT * FROM payments WHERE id = $1 AND merchant_id = $2 AND environment = $3');
+/**
+ * A payment by id: a probe of the primary key and nothing else, plan-stable (src/db/plan-stable.ts),
+ * marked once here rather than on every GET. The tenant is checked on the row it returns
+ * (findPayment), not in the statement (decision 0033): with `merchant_id = $2 AND environment = $3`
+ * in it, PostgreSQL plans the probe on the merchant's `payments_by_merchant_created` index — which
+ * holds `id` after `created_at`, so the probe walks every payment of the merchant — whenever the
+ * table has no statistics or stale ones (a new store's first minute; a table that grew since its
+ * last ANALYZE), and the two plans cost the same to within 0.01 even with statistics.
+ */
+const FIND_PAYMENT_SQL = planStable('SELECT * FROM payments WHERE id = $1');
 
-/** One payment of a tenant by id (a statement of its own: the plan tests read its plan). */
-export function findPaymentStatement(merchantId: string, environment: Environment, id: string): Statement {
-  return { text: FIND_PAYMENT_SQL, params: [id, merchantId, environment] };
+/** The statement behind findPayment (the plan tests read its plan). */
+export function findPaymentStatement(id: string): Statement {
+  return { text: FIND_PAYMENT_SQL, params: [id] };
 }
 
+/**
+ * One payment of a tenant by id. Another merchant's payment, or the other environment's, is not
+ * found, exactly like an unknown id.
+ */
 export async function findPayment(
   q: Queryable,
   merchantId: string,
   environment: Environment,
   id: string,
 ): Promise<Payment | undefined> {
-  const { text, params } = findPaymentStatement(merchantId, environment, id);
-  const rows = await q.query<PaymentRow>(text, params);
-  return rows[0] === undefined ? undefined : paymentFromRow(rows[0]);
+  const { text, params } = findPaymentStatement(id);
+  const [row] = await q.query<PaymentRow>(text, params);
+  return row === undefined || row.merchant_id !== merchantId || row.environment !== environment ? undefined : paymentFromRow(row);
 }
 
 /** The live payment holding a reference_no, if any (to name it in a 409). */
