@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { perOperation, postgresPids, processStartEpochMs, startCpuWindow } from './lib/cpu.ts';
 import { runLoad } from './lib/load.ts';
 import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
-import { formatClusters, type Sample, slowClusters, watchOwnGc } from './lib/tail.ts';
+import { formatClusters, type Sample, serverMaintenanceIn, slowClusters, watchOwnGc } from './lib/tail.ts';
 import { auth, type CreatedSample, createRequests, getRequests } from './scenarios.ts';
 
 /**
@@ -169,6 +169,13 @@ try {
         `server isolate ${isolate}: ${list.length} scavenges in the window (in the output's tail); promoted ${(promoted / (list.length - 1) / 1024).toFixed(0)} KB per scavenge, ${(promoted / requests).toFixed(0)} bytes per request`,
       );
     }
+  }
+  if (values.store === 'embedded') {
+    const maintenance = serverMaintenanceIn(store.server.output(), windowStartEpoch, Number(values.seconds));
+    console.log(
+      'server maintenance statements in the window (at s: ms, what):',
+      maintenance.length === 0 ? 'none' : maintenance.map(([at, ms, what]) => `${at}:${ms} (${what})`).join(' '),
+    );
   }
   // The slowest 1 % as clusters (answers due within 50 ms of the previous slow one): a stall and its backlog.
   console.log(

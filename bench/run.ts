@@ -31,7 +31,7 @@ import {
 } from './scenarios.ts';
 import { runScaling } from './scaling.ts';
 import { round } from './lib/stats.ts';
-import { pacedTail, type Sample } from './lib/tail.ts';
+import { pacedTail, type Sample, serverMaintenanceIn } from './lib/tail.ts';
 import { runPacedLoadOnOwnThread } from './lib/paced-thread.ts';
 import { runSoak } from './soak.ts';
 import { runOverviewBench } from './overview.ts';
@@ -286,7 +286,9 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
       expect,
       onSample: (due, ms) => samples.push({ due, ms }),
     });
-    const tail = pacedTail(samples, r.p99Ms, r);
+    const maintenance =
+      store.kind === 'embedded' ? serverMaintenanceIn(store.server.output(), r.windowStartEpochMs, windowSeconds) : undefined;
+    const tail = pacedTail(samples, r.p99Ms, r, undefined, maintenance);
     // Half the ceiling is half the load only where the service runs near its ceiling: the share of
     // what the service itself answered unpaced in this run says how near saturation the row is.
     const share = unpaced.rps !== null && unpaced.rps > 0 ? (round(rate / unpaced.rps, 2) ?? undefined) : undefined;

@@ -178,7 +178,7 @@ async function main(config: Config): Promise<void> {
         [
           creationCompleterJob({ ...modules.createPayment, abandonAfterMs: config.creationAbandonMs }),
           idempotencyRetentionJob({ store, clock }),
-          ...(store.kind === 'embedded' ? [embeddedMaintenanceJob({ store })] : []),
+          ...(store.kind === 'embedded' ? [embeddedMaintenanceJob({ store, log })] : []),
           ...(embedded && config.backupDir !== undefined
             ? [
                 scheduledBackupJob({

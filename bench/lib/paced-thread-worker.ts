@@ -33,6 +33,7 @@ let answered = 0;
 const late: Collection[] = [];
 const tcpBefore = tcpTimeouts();
 const gc = watchOwnGc();
+const windowStartEpochMs = performance.timeOrigin + performance.now();
 const { failed } = await pace({
   ...input.pace,
   next: built(
@@ -67,5 +68,6 @@ const output: PacedThreadOutput = {
   ownGc: gc.stop(),
   late,
   tcpTimeouts: tcpBefore === null || tcpAfter === null ? null : tcpAfter - tcpBefore,
+  windowStartEpochMs,
 };
 parentPort?.postMessage(output, [due.buffer, ms.buffer, statuses.buffer]);

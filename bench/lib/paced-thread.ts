@@ -39,6 +39,8 @@ export interface PacedThreadOutput {
   /** Its loop late by LATE_MS or more, and the machine's TCP timeouts in the window (tail.ts). */
   late: Collection[];
   tcpTimeouts: number | null;
+  /** When the window opened (epoch ms; a due time of 0), to place the server's own events on its clock. */
+  windowStartEpochMs: number;
 }
 
 const ENTRY = new URL('./paced-thread-entry.js', import.meta.url);
@@ -49,7 +51,7 @@ const ENTRY = new URL('./paced-thread-entry.js', import.meta.url);
  */
 export async function runPacedLoadOnOwnThread(
   options: LoadOptions & { rate: number; warmupSeconds: number },
-): Promise<LoadResult & WindowWitnesses> {
+): Promise<LoadResult & WindowWitnesses & { windowStartEpochMs: number }> {
   const { hostHeader, ...pace } = paceTarget(options);
   const warmupRequests = options.warmupSeconds > 0 ? requestsOfWindow(options.warmupSeconds, options.rate) + 1 : 0;
   const n = warmupRequests + requestsOfWindow(options.seconds, options.rate) + 1;
@@ -95,5 +97,11 @@ export async function runPacedLoadOnOwnThread(
     const a = answers[k];
     a?.spec.onResponse?.(output.bodyStatuses[k] as number, body, a.context);
   });
-  return { ...tally.result(output.failed), ownGc: output.ownGc, late: output.late, tcpTimeouts: output.tcpTimeouts };
+  return {
+    ...tally.result(output.failed),
+    ownGc: output.ownGc,
+    late: output.late,
+    tcpTimeouts: output.tcpTimeouts,
+    windowStartEpochMs: output.windowStartEpochMs,
+  };
 }

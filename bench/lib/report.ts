@@ -48,6 +48,8 @@ export interface PacedTail {
   load_late: { times: number; max_ms: number; long: [number, number][] };
   /** TCP retransmission timeouts on the machine during the window (null: not known on this OS). */
   tcp_timeouts: number | null;
+  /** The embedded server's maintenance statements that started in the window, as [at s, ms, what]. */
+  server_maintenance?: [number, number, string][];
 }
 
 /** Alternated windows of a ceiling and its scenario: what each answered, in order, and their ratio. */
@@ -157,7 +159,7 @@ export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): v
     if (t === undefined) continue;
     const largest = t.largest.map((c) => `${c.from_s}-${c.to_s} s ${c.answers} answers max ${c.max_ms} ms`).join('; ');
     console.log(
-      `${r.name} (${r.store}): slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}`,
+      `${r.name} (${r.store}): slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}${t.server_maintenance === undefined ? '' : `; server maintenance ${t.server_maintenance.length === 0 ? 'none' : `at s: ${t.server_maintenance.map(([at, ms, what]) => `${at}:${ms} (${what})`).join(' ')}`}`}`,
     );
   }
   for (const r of rows) {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import type { PacedTail } from './report.ts';
 import { round } from './stats.ts';
+import { MAINTENANCE_PASS_MESSAGE } from '../../src/jobs/embedded-maintenance.ts';
 
 /**
  * Where an open-loop window's tail came from: the slowest answers grouped into clusters by when
@@ -95,6 +96,34 @@ export interface WindowWitnesses {
   tcpTimeouts: number | null;
 }
 
+/**
+ * The embedded server's maintenance statements (its log lines, src/jobs/embedded-maintenance.ts)
+ * that started within a window, as [at s, ms, what]: PGlite answers nothing else while one runs,
+ * so a cluster of slow answers due then is the statement's.
+ */
+export function serverMaintenanceIn(
+  serverOutput: string,
+  windowStartEpochMs: number,
+  seconds: number,
+): [number, number, string][] {
+  const found: [number, number, string][] = [];
+  for (const line of serverOutput.split('\n')) {
+    if (!line.includes(MAINTENANCE_PASS_MESSAGE)) continue;
+    let entry: { msg?: unknown; maintenance?: unknown };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue; // a line cut by the output's bounded tail
+    }
+    if (entry.msg !== MAINTENANCE_PASS_MESSAGE || !Array.isArray(entry.maintenance)) continue;
+    for (const s of entry.maintenance as { what: string; started_at: number; ms: number }[]) {
+      const at = (s.started_at - windowStartEpochMs) / 1000;
+      if (at >= 0 && at <= seconds) found.push([round(at) ?? 0, round(s.ms, 1) ?? 0, s.what]);
+    }
+  }
+  return found.sort((a, b) => a[0] - b[0]);
+}
+
 /** A collection or a lateness as the tail lists it: [at s, ms]. */
 const atSecondsMs = (c: Collection): [number, number] => [round(c.at / 1000) ?? 0, round(c.ms, 1) ?? 0];
 
@@ -102,7 +131,13 @@ const atSecondsMs = (c: Collection): [number, number] => [round(c.at / 1000) ?? 
  * A paced row's tail: its slowest 1 % (answers above its p99) as clusters, the generator's GC and
  * lateness, and the machine's TCP timeouts in the window.
  */
-export function pacedTail(samples: readonly Sample[], p99Ms: number, w: WindowWitnesses, largest = 3): PacedTail {
+export function pacedTail(
+  samples: readonly Sample[],
+  p99Ms: number,
+  w: WindowWitnesses,
+  largest = 3,
+  serverMaintenance?: [number, number, string][],
+): PacedTail {
   const { ownGc } = w;
   const clusters = slowClusters(samples, p99Ms);
   const top = [...clusters]
@@ -138,5 +173,6 @@ export function pacedTail(samples: readonly Sample[], p99Ms: number, w: WindowWi
         .map(atSecondsMs),
     },
     tcp_timeouts: w.tcpTimeouts,
+    ...(serverMaintenance === undefined ? {} : { server_maintenance: serverMaintenance }),
   };
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queryable, Store } from '../db/store.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { Job } from './job-runner.ts';
 
 /**
@@ -37,6 +38,16 @@ export const MAINTENANCE_MIN_PAUSE_MS = 50;
 export interface MaintenanceOptions {
   /** How the pass waits between statements (tests record the pauses it asks for). */
   pause?: (ms: number) => Promise<unknown>;
+  /** Told of each statement of the pass when it ends: what it was, when it started, how long it held PGlite. */
+  onStatement?: (statement: MaintenanceStatement) => void;
+}
+
+/** One statement of a pass: `read` (the statistics), `vacuum <table>` or `analyze <table>`. */
+export interface MaintenanceStatement {
+  what: string;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  ms: number;
 }
 
 /**
@@ -139,16 +150,18 @@ export async function maintainTables(q: Queryable, options: MaintenanceOptions =
   const pause = options.pause ?? sleep;
   let lastMs: number | undefined;
   /** One statement of the pass, after a pause as long as the one before it took (decision 0032). */
-  const step = async <T>(run: () => Promise<T>): Promise<T> => {
+  const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     if (lastMs !== undefined) await pause(Math.max(MAINTENANCE_MIN_PAUSE_MS, Math.ceil(lastMs)));
+    const startedAt = Date.now();
     const started = performance.now();
     try {
       return await run();
     } finally {
       lastMs = performance.now() - started;
+      options.onStatement?.({ what, startedAt, ms: lastMs });
     }
   };
-  const rows = await step(async () => {
+  const rows = await step('read', async () => {
     await q.query('SELECT pg_stat_force_next_flush()');
     return q.query<TableActivity & { name: string; target: string }>(ACTIVITY_SQL);
   });
@@ -156,27 +169,48 @@ export async function maintainTables(q: Queryable, options: MaintenanceOptions =
   for (const r of rows) {
     const due = maintenanceDue(r);
     if (due.vacuum) {
-      await step(() => q.exec(`VACUUM ${r.target}`));
+      await step(`vacuum ${r.name}`, () => q.exec(`VACUUM ${r.target}`));
       pass.vacuumed.push(r.name);
     }
     if (due.analyze) {
       // `SET LOCAL` ends with the script's implicit transaction (VACUUM cannot run in one: it is
       // a statement of its own above).
-      await step(() => q.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}; ANALYZE ${r.target}`));
+      await step(`analyze ${r.name}`, () =>
+        q.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}; ANALYZE ${r.target}`),
+      );
       pass.analysed.push(r.name);
     }
   }
   return pass;
 }
 
-export function embeddedMaintenanceJob(deps: { store: Store }): Job {
+/**
+ * The job: one pass a minute. A pass that vacuumed or analysed something is logged (info) with each
+ * statement's start and how long it held PGlite — every request waited meanwhile — so that a slow
+ * answer can be matched with the pass that held it (bench/lib/tail.ts reads these lines).
+ */
+export function embeddedMaintenanceJob(deps: { store: Store; log?: Logger }): Job {
   return {
     name: 'embedded-maintenance',
     intervalMs: 60_000,
     batchSize: Number.MAX_SAFE_INTEGER, // never a "full batch": one pass per tick
     async run() {
-      const pass = await maintainTables(deps.store);
-      return new Set([...pass.vacuumed, ...pass.analysed]).size;
+      const statements: MaintenanceStatement[] = [];
+      const pass = await maintainTables(deps.store, { onStatement: (s) => statements.push(s) });
+      const touched = new Set([...pass.vacuumed, ...pass.analysed]).size;
+      if (touched > 0) {
+        deps.log?.info(
+          {
+            maintenance: statements.map((s) => ({ what: s.what, started_at: s.startedAt, ms: Math.round(s.ms * 10) / 10 })),
+            held_ms: Math.round(statements.reduce((sum, s) => sum + s.ms, 0)),
+          },
+          MAINTENANCE_PASS_MESSAGE,
+        );
+      }
+      return touched;
     },
   };
 }
+
+/** The message of a pass's log line (bench/lib/tail.ts finds the lines by it). */
+export const MAINTENANCE_PASS_MESSAGE = 'embedded maintenance pass';

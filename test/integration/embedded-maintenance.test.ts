@@ -2,10 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import type { Queryable, Row } from '../../src/db/store.ts';
-import { embeddedMaintenanceJob, MAINTENANCE_MIN_PAUSE_MS, maintainTables } from '../../src/jobs/embedded-maintenance.ts';
+import {
+  embeddedMaintenanceJob,
+  MAINTENANCE_MIN_PAUSE_MS,
+  MAINTENANCE_PASS_MESSAGE,
+  maintainTables,
+} from '../../src/jobs/embedded-maintenance.ts';
 import { findPaymentStatement } from '../../src/modules/payments/payment-repo.ts';
 import { insertPayments, type PlanNode, planOf, scansOf } from '../harness/query-plan.ts';
 import { openTestStore, TEST_STORE, type TestStore } from '../harness/test-store.ts';
+import { captureLogs } from '../harness/log-capture.ts';
 
 /**
  * PGlite has no autovacuum; the embedded maintenance job does what autovacuum would (its rule is
@@ -36,7 +42,8 @@ describe(
 
     it(`analyses a table that grew (${PAYMENTS} payments), vacuums it when its rows die, and leaves a quiet store alone`, async () => {
       const q = t.store;
-      const job = embeddedMaintenanceJob({ store: q });
+      const logs = captureLogs();
+      const job = embeddedMaintenanceJob({ store: q, log: logs.log });
       // A fresh store: the migrations' few rows are below every threshold.
       assert.deepEqual(await maintainTables(q), { vacuumed: [], analysed: [] }, 'a fresh store needs nothing');
 
@@ -57,7 +64,21 @@ describe(
       assert.deepEqual(indexesOf(await planOf(q, findPaymentStatement(id))), ['payments_pkey'], 'the GET, before the job');
 
       // 2,000 inserted rows: past the analyse threshold (50) and the insert-vacuum one (1,000).
+      const beforeRun = Date.now();
       assert.equal(await job.run(), 1);
+      // The pass is logged with each statement: what, when it started, how long PGlite was held.
+      const passes = logs
+        .text()
+        .split('\n')
+        .filter((line) => line.includes(MAINTENANCE_PASS_MESSAGE))
+        .map((line) => JSON.parse(line) as { maintenance: { what: string; started_at: number; ms: number }[] });
+      assert.equal(passes.length, 1, logs.text());
+      const logged = passes[0]?.maintenance ?? [];
+      assert.deepEqual(
+        logged.map((s) => s.what),
+        ['read', 'vacuum payments', 'analyze payments'],
+      );
+      for (const s of logged) assert.ok(s.started_at >= beforeRun && s.started_at <= Date.now() && s.ms > 0, JSON.stringify(s));
       const stats = async () =>
         (
           await q.query<{ last_vacuum: Date | null; last_analyze: Date | null; n_dead_tup: number }>(

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import net from 'node:net';
 import { pace } from '../../bench/lib/paced-load.ts';
-import { pacedTail, slowClusters, tcpTimeouts } from '../../bench/lib/tail.ts';
+import { pacedTail, serverMaintenanceIn, slowClusters, tcpTimeouts } from '../../bench/lib/tail.ts';
 
 // What a paced row says about its tail (issue 27): a stall shows as one cluster of many answers,
 // scattered slow answers as many small ones.
@@ -118,5 +118,39 @@ describe('the paced generator reports its own lateness', () => {
     const longest = late.reduce((a, b) => (b.ms > a.ms ? b : a), { at: -1, ms: 0 });
     assert.ok(longest.ms >= 50 && longest.ms < 200, `longest lateness ${longest.ms} ms`);
     assert.ok(longest.at >= 140 && longest.at <= 220, `held at ${longest.at} ms into the window`);
+  });
+});
+
+describe("the embedded server's maintenance on a window's clock", () => {
+  const windowStart = 1_800_000_000_000;
+  const pass = (statements: [number, number, string][]) =>
+    JSON.stringify({
+      level: 30,
+      time: windowStart,
+      msg: 'embedded maintenance pass',
+      maintenance: statements.map(([startedAt, ms, what]) => ({ what, started_at: startedAt, ms })),
+      held_ms: 1,
+    });
+
+  it('places each statement of the passes in the window at its start, and leaves out those before or after it', () => {
+    const output = [
+      pass([[windowStart - 500, 30, 'read']]),
+      '{"level":30,"msg":"listening"}',
+      pass([
+        [windowStart + 10_020, 29.5, 'read'],
+        [windowStart + 10_100, 74.7, 'analyze payments'],
+      ]),
+      pass([[windowStart + 21_000, 40, 'vacuum events']]),
+    ].join('\n');
+    assert.deepEqual(serverMaintenanceIn(output, windowStart, 20), [
+      [10.02, 29.5, 'read'],
+      [10.1, 74.7, 'analyze payments'],
+    ]);
+  });
+
+  it('skips a line cut by the bounded output tail and lines that only mention the message', () => {
+    const whole = pass([[windowStart + 1_000, 12, 'vacuum payments']]);
+    const output = [whole.slice(20), '{"msg":"about the embedded maintenance pass"}', whole].join('\n');
+    assert.deepEqual(serverMaintenanceIn(output, windowStart, 20), [[1, 12, 'vacuum payments']]);
   });
 });
