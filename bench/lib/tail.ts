@@ -99,7 +99,8 @@ export interface WindowWitnesses {
 /**
  * The embedded server's maintenance statements (its log lines, src/jobs/embedded-maintenance.ts)
  * that started within a window, as [at s, ms, what]: PGlite answers nothing else while one runs,
- * so a cluster of slow answers due then is the statement's.
+ * so a cluster of slow answers due then is the statement's. A pass's line is written when the pass
+ * ends, so a pass still running when the output is read is not listed yet.
  */
 export function serverMaintenanceIn(
   serverOutput: string,
