@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { perOperation, postgresPids, processStartEpochMs, startCpuWindow } from './lib/cpu.ts';
 import { runLoad } from './lib/load.ts';
 import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
+import { formatMaintenance } from './lib/report.ts';
 import { formatClusters, type Sample, serverMaintenanceIn, slowClusters, watchOwnGc } from './lib/tail.ts';
 import { auth, type CreatedSample, createRequests, getRequests } from './scenarios.ts';
 
@@ -171,10 +172,9 @@ try {
     }
   }
   if (values.store === 'embedded') {
-    const maintenance = serverMaintenanceIn(store.server.output(), windowStartEpoch, Number(values.seconds));
     console.log(
-      'server maintenance statements in the window (at s: ms, what):',
-      maintenance.length === 0 ? 'none' : maintenance.map(([at, ms, what]) => `${at}:${ms} (${what})`).join(' '),
+      'server maintenance statements in the window (at s:ms (what)):',
+      formatMaintenance(serverMaintenanceIn(store.server.output(), windowStartEpoch, Number(values.seconds))),
     );
   }
   // The slowest 1 % as clusters (answers due within 50 ms of the previous slow one): a stall and its backlog.

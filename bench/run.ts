@@ -286,9 +286,13 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
       expect,
       onSample: (due, ms) => samples.push({ due, ms }),
     });
-    const maintenance =
-      store.kind === 'embedded' ? serverMaintenanceIn(store.server.output(), r.windowStartEpochMs, windowSeconds) : undefined;
-    const tail = pacedTail(samples, r.p99Ms, r, undefined, maintenance);
+    const tail = pacedTail(
+      samples,
+      r.p99Ms,
+      store.kind === 'embedded'
+        ? { ...r, serverMaintenance: serverMaintenanceIn(store.server.output(), r.windowStartEpochMs, windowSeconds) }
+        : r,
+    );
     // Half the ceiling is half the load only where the service runs near its ceiling: the share of
     // what the service itself answered unpaced in this run says how near saturation the row is.
     const share = unpaced.rps !== null && unpaced.rps > 0 ? (round(rate / unpaced.rps, 2) ?? undefined) : undefined;

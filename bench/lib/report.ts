@@ -3,6 +3,11 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { round } from './stats.ts';
 
+/** serverMaintenanceIn's statements as the bench and the probe print them: `at s:ms (what)`, or `none`. */
+export function formatMaintenance(statements: readonly [number, number, string][]): string {
+  return statements.length === 0 ? 'none' : statements.map(([at, ms, what]) => `${at}:${ms} (${what})`).join(' ');
+}
+
 /** One line of the results: a ceiling or a scenario, with its ratio to the ceiling it is judged by. */
 export interface Row {
   name: string;
@@ -159,7 +164,7 @@ export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): v
     if (t === undefined) continue;
     const largest = t.largest.map((c) => `${c.from_s}-${c.to_s} s ${c.answers} answers max ${c.max_ms} ms`).join('; ');
     console.log(
-      `${r.name} (${r.store}): slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}${t.server_maintenance === undefined ? '' : `; server maintenance ${t.server_maintenance.length === 0 ? 'none' : `at s: ${t.server_maintenance.map(([at, ms, what]) => `${at}:${ms} (${what})`).join(' ')}`}`}`,
+      `${r.name} (${r.store}): slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}${t.server_maintenance === undefined ? '' : `; server maintenance ${formatMaintenance(t.server_maintenance)}`}`,
     );
   }
   for (const r of rows) {

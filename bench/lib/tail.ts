@@ -94,6 +94,8 @@ export interface WindowWitnesses {
   late: readonly Collection[];
   /** TCP retransmission timeouts on the machine during the window (null: not known). */
   tcpTimeouts: number | null;
+  /** The embedded server's maintenance statements that started in the window (serverMaintenanceIn). */
+  serverMaintenance?: [number, number, string][];
 }
 
 /**
@@ -132,13 +134,7 @@ const atSecondsMs = (c: Collection): [number, number] => [round(c.at / 1000) ?? 
  * A paced row's tail: its slowest 1 % (answers above its p99) as clusters, the generator's GC and
  * lateness, and the machine's TCP timeouts in the window.
  */
-export function pacedTail(
-  samples: readonly Sample[],
-  p99Ms: number,
-  w: WindowWitnesses,
-  largest = 3,
-  serverMaintenance?: [number, number, string][],
-): PacedTail {
+export function pacedTail(samples: readonly Sample[], p99Ms: number, w: WindowWitnesses, largest = 3): PacedTail {
   const { ownGc } = w;
   const clusters = slowClusters(samples, p99Ms);
   const top = [...clusters]
@@ -174,6 +170,6 @@ export function pacedTail(
         .map(atSecondsMs),
     },
     tcp_timeouts: w.tcpTimeouts,
-    ...(serverMaintenance === undefined ? {} : { server_maintenance: serverMaintenance }),
+    ...(w.serverMaintenance === undefined ? {} : { server_maintenance: w.serverMaintenance }),
   };
 }
