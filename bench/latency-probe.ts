@@ -173,7 +173,7 @@ try {
   }
   if (values.store === 'embedded') {
     console.log(
-      'server maintenance statements in the window (at s:ms (what)):',
+      'server maintenance statements in the window:',
       formatMaintenance(serverMaintenanceIn(store.server.output(), windowStartEpoch, Number(values.seconds))),
     );
   }

@@ -3,9 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { round } from './stats.ts';
 
-/** serverMaintenanceIn's statements as the bench and the probe print them: `at s:ms (what)`, or `none`. */
+/** serverMaintenanceIn's statements as the bench and the probe print them: `at s: s:ms (what) …`, or `none`. */
 export function formatMaintenance(statements: readonly [number, number, string][]): string {
-  return statements.length === 0 ? 'none' : statements.map(([at, ms, what]) => `${at}:${ms} (${what})`).join(' ');
+  return statements.length === 0 ? 'none' : 'at s: ' + statements.map(([at, ms, what]) => `${at}:${ms} (${what})`).join(' ');
 }
 
 /** One line of the results: a ceiling or a scenario, with its ratio to the ceiling it is judged by. */
