@@ -36,4 +36,10 @@ export interface Store extends Connection {
    * with writes held back for the copy only (docs/backups.md). Absent on PostgreSQL.
    */
   snapshot?(into: string): Promise<{ pauseMs: number }>;
+  /**
+   * Embedded only: milliseconds since the store last had a call in flight (0 while one is; a
+   * transaction counts from its BEGIN to its end). The maintenance pass waits for a quiet store
+   * (decision 0034). Absent on PostgreSQL, whose autovacuum runs beside the requests.
+   */
+  quietForMs?(): number;
 }

@@ -35,11 +35,30 @@ const ANALYZE_STATISTICS_TARGET = 10;
  */
 export const MAINTENANCE_MIN_PAUSE_MS = 50;
 
+/**
+ * Decision 0034: before each statement (after the pause above) the pass waits until the store has
+ * had no call in flight this long, so that on a busy store it runs in a quiet moment instead of
+ * stalling the requests; a backlog built behind one statement would otherwise drain only at the
+ * store's spare rate, and the next statement would start with requests still queued.
+ */
+export const MAINTENANCE_QUIET_MS = 250;
+/**
+ * ...but for at most this long from the start of the pass: then the rest of the pass runs without
+ * waiting for quiet (statistics and dead-row cleanup are not optional on a store that is never quiet).
+ */
+export const MAINTENANCE_MAX_WAIT_MS = 5 * 60_000;
+
 export interface MaintenanceOptions {
   /** How the pass waits between statements (tests record the pauses it asks for). */
   pause?: (ms: number) => Promise<unknown>;
   /** Told of each statement of the pass when it ends: what it was, when it started, how long it held PGlite. */
   onStatement?: (statement: MaintenanceStatement) => void;
+  /**
+   * How long the store has been quiet (`Store.quietForMs`); absent, the pass does not wait for quiet.
+   */
+  quietForMs?: () => number;
+  /** How long to wait for quiet at most, from the start of the pass (MAINTENANCE_MAX_WAIT_MS). */
+  maxWaitMs?: number;
 }
 
 /** One statement of a pass: `read` (the statistics), `vacuum <table>` or `analyze <table>`. */
@@ -48,6 +67,29 @@ export interface MaintenanceStatement {
   /** Epoch milliseconds. */
   startedAt: number;
   ms: number;
+  /** How long it waited for a quiet store before it started (after the pause). */
+  waitedMs: number;
+  /** True when it ran without a quiet moment: the pass's wait for quiet had run out. */
+  forced: boolean;
+}
+
+/**
+ * Waits until `quietForMs()` reaches `quietMs` or `deadline` (performance.now() clock) passes, looking
+ * again when quiet could first be reached. True when the store was quiet, false when time ran out.
+ */
+export async function waitForQuiet(
+  quietForMs: () => number,
+  quietMs: number,
+  deadline: number,
+  pause: (ms: number) => Promise<unknown> = sleep,
+): Promise<boolean> {
+  for (;;) {
+    const quiet = quietForMs();
+    if (quiet >= quietMs) return true;
+    const left = deadline - performance.now();
+    if (left <= 0) return false;
+    await pause(Math.ceil(Math.min(left, Math.max(10, quietMs - quiet))));
+  }
 }
 
 /**
@@ -145,20 +187,29 @@ export interface MaintenancePass {
  * next thresholds scale with). The system catalogs are read and vacuumed by age only (ACTIVITY_SQL).
  * Between two statements the pass pauses (MAINTENANCE_MIN_PAUSE_MS): every request waits while
  * PGlite vacuums or analyses, and statements run back to back held requests for the whole pass.
+ * Given `quietForMs`, each statement also waits for a quiet moment of the store
+ * (MAINTENANCE_QUIET_MS), for at most `maxWaitMs` from the start of the pass (decision 0034).
  */
 export async function maintainTables(q: Queryable, options: MaintenanceOptions = {}): Promise<MaintenancePass> {
   const pause = options.pause ?? sleep;
+  const deadline = performance.now() + (options.maxWaitMs ?? MAINTENANCE_MAX_WAIT_MS);
   let lastMs: number | undefined;
-  /** One statement of the pass, after a pause as long as the one before it took (decision 0032). */
+  /**
+   * One statement of the pass: after a pause as long as the one before it took (decision 0032),
+   * and in a quiet moment of the store while the pass's wait for one lasts (decision 0034).
+   */
   const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     if (lastMs !== undefined) await pause(Math.max(MAINTENANCE_MIN_PAUSE_MS, Math.ceil(lastMs)));
+    const waitStarted = performance.now();
+    const quiet =
+      options.quietForMs === undefined || (await waitForQuiet(options.quietForMs, MAINTENANCE_QUIET_MS, deadline, pause));
     const startedAt = Date.now();
     const started = performance.now();
     try {
       return await run();
     } finally {
       lastMs = performance.now() - started;
-      options.onStatement?.({ what, startedAt, ms: lastMs });
+      options.onStatement?.({ what, startedAt, ms: lastMs, waitedMs: started - waitStarted, forced: !quiet });
     }
   };
   const rows = await step('read', async () => {
@@ -185,24 +236,37 @@ export async function maintainTables(q: Queryable, options: MaintenanceOptions =
 }
 
 /**
- * The job: one pass a minute. A pass that vacuumed or analysed something is logged (info) with each
- * statement's start and how long it held PGlite — every request waited meanwhile — so that a slow
- * answer can be matched with the pass that held it (bench/lib/tail.ts reads these lines).
+ * The job: one pass a minute, each statement in a quiet moment of the store while the pass's wait
+ * for one lasts (decision 0034). A pass that vacuumed or analysed something is logged (info) with
+ * each statement's start, how long it waited for quiet and how long it held PGlite — every request
+ * waited meanwhile — and whether the wait ran out (`forced`), so that a slow answer can be matched
+ * with the pass that held it (bench/lib/tail.ts reads these lines).
  */
-export function embeddedMaintenanceJob(deps: { store: Store; log?: Logger }): Job {
+export function embeddedMaintenanceJob(deps: { store: Store; log?: Logger; maxWaitMs?: number }): Job {
   return {
     name: 'embedded-maintenance',
     intervalMs: 60_000,
     batchSize: Number.MAX_SAFE_INTEGER, // never a "full batch": one pass per tick
     async run() {
       const statements: MaintenanceStatement[] = [];
-      const pass = await maintainTables(deps.store, { onStatement: (s) => statements.push(s) });
+      const store = deps.store;
+      const pass = await maintainTables(store, {
+        onStatement: (s) => statements.push(s),
+        ...(store.quietForMs === undefined ? {} : { quietForMs: () => store.quietForMs?.() ?? 0 }),
+        ...(deps.maxWaitMs === undefined ? {} : { maxWaitMs: deps.maxWaitMs }),
+      });
       const touched = new Set([...pass.vacuumed, ...pass.analysed]).size;
       if (touched > 0) {
         deps.log?.info(
           {
-            maintenance: statements.map((s) => ({ what: s.what, started_at: s.startedAt, ms: Math.round(s.ms * 10) / 10 })),
+            maintenance: statements.map((s) => ({
+              what: s.what,
+              started_at: s.startedAt,
+              ms: Math.round(s.ms * 10) / 10,
+              waited_ms: Math.round(s.waitedMs),
+            })),
             held_ms: Math.round(statements.reduce((sum, s) => sum + s.ms, 0)),
+            forced: statements.some((s) => s.forced),
           },
           MAINTENANCE_PASS_MESSAGE,
         );

@@ -6,6 +6,7 @@ import {
   embeddedMaintenanceJob,
   MAINTENANCE_MIN_PAUSE_MS,
   MAINTENANCE_PASS_MESSAGE,
+  MAINTENANCE_QUIET_MS,
   maintainTables,
 } from '../../src/jobs/embedded-maintenance.ts';
 import { findPaymentStatement } from '../../src/modules/payments/payment-repo.ts';
@@ -155,6 +156,125 @@ describe(
         }
         assert.equal(log.filter((e) => 'pause' in e).length, maintenance.length, 'one pause before each, none after the last');
       } finally {
+        await own.close();
+      }
+    });
+
+    it('counts the store quiet only with no call in flight, a transaction from its BEGIN to its end', async () => {
+      const store = t.store;
+      assert.ok(store.quietForMs !== undefined, 'the embedded store says how long it has been quiet');
+      const quiet = () => store.quietForMs?.() ?? -1;
+      const slow = store.query('SELECT pg_sleep(0.05)');
+      assert.equal(quiet(), 0, 'a statement in flight');
+      await slow;
+      let inside = -1;
+      let betweenStatements = -1;
+      await store.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        inside = quiet();
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        betweenStatements = quiet();
+        await tx.query('SELECT 2');
+      });
+      assert.equal(inside, 0, 'inside a transaction');
+      assert.equal(betweenStatements, 0, 'a transaction open between its statements');
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      assert.ok(quiet() >= 30, `quiet after: ${quiet()} ms`);
+    });
+
+    /** A store with payments due for maintenance, and a caller that queries it every 20 ms until stopped. */
+    async function busyStore(merchant: string) {
+      const own = await openTestStore();
+      await own.store.query(`INSERT INTO merchants (id, name, api_version, created_at) VALUES ($1, $1, '2024-01-01', now())`, [
+        merchant,
+      ]);
+      await insertPayments(own.store, merchant, { from: 1, to: PAYMENTS }, 'pending');
+      let busy = true;
+      // When the last call came back: the store is quiet from then on.
+      let stoppedAt = Number.POSITIVE_INFINITY;
+      const callEnds: number[] = [];
+      const calls = (async () => {
+        while (busy) {
+          await own.store.query('SELECT count(*) FROM merchants');
+          stoppedAt = Date.now();
+          callEnds.push(stoppedAt);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      return {
+        own,
+        callEnds,
+        stop: async () => {
+          busy = false;
+          await calls;
+          return stoppedAt;
+        },
+      };
+    }
+
+    const passLines = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.includes(MAINTENANCE_PASS_MESSAGE))
+        .map(
+          (line) =>
+            JSON.parse(line) as { maintenance: { what: string; started_at: number; waited_ms: number }[]; forced: boolean },
+        );
+
+    it('waits for a quiet moment of the store before each statement (decision 0034)', async () => {
+      const { own, stop } = await busyStore('mer_quiet');
+      try {
+        const logs = captureLogs();
+        const run = embeddedMaintenanceJob({ store: own.store, log: logs.log }).run();
+        // The calls go on for a second and a half: nothing of the pass may start meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        const stoppedAt = await stop();
+        assert.ok((await run) > 0, 'the pass did its work');
+        const [line, ...more] = passLines(logs.text());
+        assert.equal(more.length, 0, logs.text());
+        assert.equal(line?.forced, false, 'it never had to run without a quiet moment');
+        const statements = line?.maintenance ?? [];
+        assert.deepEqual(statements[0]?.what, 'read');
+        for (const s of statements) {
+          // The clock's millisecond and the timers' granularity: a few ms of slack below the quiet time.
+          assert.ok(
+            s.started_at >= stoppedAt + MAINTENANCE_QUIET_MS - 5,
+            `${s.what} started ${s.started_at - stoppedAt} ms after the calls stopped`,
+          );
+        }
+        const first = statements[0];
+        assert.ok(
+          first !== undefined && first.waited_ms >= 1_000,
+          `the read waited for the calls to stop: ${first?.waited_ms} ms`,
+        );
+        // ...and then looked again promptly: the read started within a second of the store going quiet.
+        assert.ok(first.started_at <= stoppedAt + MAINTENANCE_QUIET_MS + 1_000, `read ${first.started_at - stoppedAt} ms after`);
+      } finally {
+        await stop();
+        await own.close();
+      }
+    });
+
+    it('runs the pass anyway when the store stays busy past the wait, and says so', async () => {
+      const { own, stop, callEnds } = await busyStore('mer_busy');
+      try {
+        const logs = captureLogs();
+        const started = Date.now();
+        const handled = await embeddedMaintenanceJob({ store: own.store, log: logs.log, maxWaitMs: 400 }).run();
+        await stop();
+        assert.ok(handled > 0, 'the pass did its work');
+        const [line] = passLines(logs.text());
+        assert.equal(line?.forced, true, logs.text());
+        const statements = line?.maintenance ?? [];
+        assert.ok(statements.some((s) => s.what === 'vacuum payments') && statements.some((s) => s.what === 'analyze payments'));
+        // Each statement started with a call less than the quiet time behind it: not in a quiet moment.
+        for (const s of statements) {
+          const last = Math.max(...callEnds.filter((end) => end <= s.started_at));
+          assert.ok(s.started_at - last < MAINTENANCE_QUIET_MS, `${s.what}: ${s.started_at - last} ms after a call`);
+        }
+        assert.ok((statements[0]?.started_at ?? 0) - started >= 350, 'the pass waited for quiet until the bound ran out');
+      } finally {
+        await stop();
         await own.close();
       }
     });
