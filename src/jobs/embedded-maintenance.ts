@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queryable, Store } from '../db/store.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Job } from './job-runner.ts';
+import { STORE_QUIET_MS, waitForQuiet } from './quiet-store.ts';
 
 /**
  * PGlite has no autovacuum. This job is the embedded store's autovacuum: every minute it asks the
@@ -37,14 +38,10 @@ export const MAINTENANCE_MIN_PAUSE_MS = 50;
 
 /**
  * Decision 0034: before each statement (after the pause above) the pass waits until the store has
- * had no call in flight this long, so that on a busy store it runs in a quiet moment instead of
- * stalling the requests; a backlog built behind one statement would otherwise drain only at the
- * store's spare rate, and the next statement would start with requests still queued.
- */
-export const MAINTENANCE_QUIET_MS = 250;
-/**
- * ...but for at most this long from the start of the pass: then the rest of the pass runs without
- * waiting for quiet (statistics and dead-row cleanup are not optional on a store that is never quiet).
+ * had no call in flight for STORE_QUIET_MS (src/jobs/quiet-store.ts), so that on a busy store it runs
+ * in a quiet moment instead of stalling the requests — but for at most this long from the start of
+ * the pass: then the rest of the pass runs without waiting for quiet (statistics and dead-row
+ * cleanup are not optional on a store that is never quiet).
  */
 export const MAINTENANCE_MAX_WAIT_MS = 5 * 60_000;
 
@@ -71,25 +68,6 @@ export interface MaintenanceStatement {
   waitedMs: number;
   /** True when it ran without a quiet moment: the pass's wait for quiet had run out. */
   forced: boolean;
-}
-
-/**
- * Waits until `quietForMs()` reaches `quietMs` or `deadline` (performance.now() clock) passes, looking
- * again when quiet could first be reached. True when the store was quiet, false when time ran out.
- */
-export async function waitForQuiet(
-  quietForMs: () => number,
-  quietMs: number,
-  deadline: number,
-  pause: (ms: number) => Promise<unknown> = sleep,
-): Promise<boolean> {
-  for (;;) {
-    const quiet = quietForMs();
-    if (quiet >= quietMs) return true;
-    const left = deadline - performance.now();
-    if (left <= 0) return false;
-    await pause(Math.ceil(Math.min(left, Math.max(10, quietMs - quiet))));
-  }
 }
 
 /**
@@ -188,7 +166,7 @@ export interface MaintenancePass {
  * Between two statements the pass pauses (MAINTENANCE_MIN_PAUSE_MS): every request waits while
  * PGlite vacuums or analyses, and statements run back to back held requests for the whole pass.
  * Given `quietForMs`, each statement also waits for a quiet moment of the store
- * (MAINTENANCE_QUIET_MS), for at most `maxWaitMs` from the start of the pass (decision 0034).
+ * (STORE_QUIET_MS), for at most `maxWaitMs` from the start of the pass (decision 0034).
  */
 export async function maintainTables(q: Queryable, options: MaintenanceOptions = {}): Promise<MaintenancePass> {
   const pause = options.pause ?? sleep;
@@ -201,8 +179,7 @@ export async function maintainTables(q: Queryable, options: MaintenanceOptions =
   const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     if (lastMs !== undefined) await pause(Math.max(MAINTENANCE_MIN_PAUSE_MS, Math.ceil(lastMs)));
     const waitStarted = performance.now();
-    const quiet =
-      options.quietForMs === undefined || (await waitForQuiet(options.quietForMs, MAINTENANCE_QUIET_MS, deadline, pause));
+    const quiet = options.quietForMs === undefined || (await waitForQuiet(options.quietForMs, STORE_QUIET_MS, deadline, pause));
     const startedAt = Date.now();
     const started = performance.now();
     try {

@@ -6,9 +6,11 @@ import {
   embeddedMaintenanceJob,
   MAINTENANCE_MIN_PAUSE_MS,
   MAINTENANCE_PASS_MESSAGE,
-  MAINTENANCE_QUIET_MS,
   maintainTables,
 } from '../../src/jobs/embedded-maintenance.ts';
+import { overviewRefreshJob } from '../../src/jobs/overview-refresh.ts';
+import { STORE_QUIET_MS } from '../../src/jobs/quiet-store.ts';
+import { systemClock } from '../../src/lib/clock.ts';
 import { findPaymentStatement } from '../../src/modules/payments/payment-repo.ts';
 import { insertPayments, type PlanNode, planOf, scansOf } from '../harness/query-plan.ts';
 import { openTestStore, TEST_STORE, type TestStore } from '../harness/test-store.ts';
@@ -238,7 +240,7 @@ describe(
         for (const s of statements) {
           // The clock's millisecond and the timers' granularity: a few ms of slack below the quiet time.
           assert.ok(
-            s.started_at >= stoppedAt + MAINTENANCE_QUIET_MS - 5,
+            s.started_at >= stoppedAt + STORE_QUIET_MS - 5,
             `${s.what} started ${s.started_at - stoppedAt} ms after the calls stopped`,
           );
         }
@@ -248,7 +250,7 @@ describe(
           `the read waited for the calls to stop: ${first?.waited_ms} ms`,
         );
         // ...and then looked again promptly: the read started within a second of the store going quiet.
-        assert.ok(first.started_at <= stoppedAt + MAINTENANCE_QUIET_MS + 1_000, `read ${first.started_at - stoppedAt} ms after`);
+        assert.ok(first.started_at <= stoppedAt + STORE_QUIET_MS + 1_000, `read ${first.started_at - stoppedAt} ms after`);
       } finally {
         await stop();
         await own.close();
@@ -270,9 +272,28 @@ describe(
         // Each statement started with a call less than the quiet time behind it: not in a quiet moment.
         for (const s of statements) {
           const last = Math.max(...callEnds.filter((end) => end <= s.started_at));
-          assert.ok(s.started_at - last < MAINTENANCE_QUIET_MS, `${s.what}: ${s.started_at - last} ms after a call`);
+          assert.ok(s.started_at - last < STORE_QUIET_MS, `${s.what}: ${s.started_at - last} ms after a call`);
         }
         assert.ok((statements[0]?.started_at ?? 0) - started >= 350, 'the pass waited for quiet until the bound ran out');
+      } finally {
+        await stop();
+        await own.close();
+      }
+    });
+
+    it("the overview's refresh, too, waits for a quiet moment before it recounts a day (decision 0034)", async () => {
+      const { own, stop } = await busyStore('mer_overview');
+      try {
+        const run = overviewRefreshJob({ store: own.store, clock: systemClock }).run();
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        const rows = async () =>
+          own.store.query<{ last_run_at: Date }>(`SELECT last_run_at FROM overview_refresh WHERE id = 'events'`);
+        assert.deepEqual(await rows(), [], 'no refresh while the calls go on');
+        const stoppedAt = await stop();
+        assert.ok((await run) >= 1, "today's payments recounted");
+        const [done] = await rows();
+        const at = done?.last_run_at.getTime() ?? 0;
+        assert.ok(at >= stoppedAt + STORE_QUIET_MS - 5, `refreshed ${at - stoppedAt} ms after the calls stopped`);
       } finally {
         await stop();
         await own.close();
