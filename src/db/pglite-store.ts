@@ -177,29 +177,22 @@ export async function openLockedEmbeddedStore(
  * so a dedicated connection is the store itself, and a ping is a query.
  */
 export function embeddedStoreOf(connection: Connection, close: () => Promise<void>): Store {
-  // How long the store has had nothing in flight (decision 0034: the maintenance pass waits for a
-  // quiet store). A transaction is in flight from its BEGIN to its end, statements between included.
+  // How long the store has had nothing in flight (decision 0034: deferrable jobs wait for a quiet
+  // store). A transaction is in flight from its BEGIN to its end, statements between included.
   let inFlight = 0;
   let quietSince = performance.now();
   const settled = () => {
     inFlight -= 1;
     if (inFlight === 0) quietSince = performance.now();
   };
-  const counted = <T>(run: () => Promise<T>): Promise<T> => {
+  const counted = <T>(call: Promise<T>): Promise<T> => {
     inFlight += 1;
-    let pending: Promise<T>;
-    try {
-      pending = run();
-    } catch (error) {
-      settled();
-      throw error;
-    }
-    return pending.finally(settled);
+    return call.finally(settled);
   };
   const counting: Connection = {
-    query: (text, params) => counted(() => connection.query(text, params)),
-    exec: (script) => counted(() => connection.exec(script)),
-    transaction: (fn) => counted(() => connection.transaction(fn)),
+    query: (text, params) => counted(connection.query(text, params)),
+    exec: (script) => counted(connection.exec(script)),
+    transaction: (fn) => counted(connection.transaction(fn)),
   };
   return {
     kind: 'embedded',

@@ -38,8 +38,9 @@ export interface Store extends Connection {
   snapshot?(into: string): Promise<{ pauseMs: number }>;
   /**
    * Embedded only: milliseconds since the store last had a call in flight (0 while one is; a
-   * transaction counts from its BEGIN to its end). The maintenance pass waits for a quiet store
-   * (decision 0034). Absent on PostgreSQL, whose autovacuum runs beside the requests.
+   * transaction counts from its BEGIN to its end). The maintenance pass and the overview's refresh
+   * wait for a quiet store (decision 0034). Absent on PostgreSQL, whose own processes do such work
+   * beside the requests.
    */
   quietForMs?(): number;
 }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queryable, Store } from '../db/store.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Job } from './job-runner.ts';
-import { STORE_QUIET_MS, waitForQuiet } from './quiet-store.ts';
+import { quietUntil } from './quiet-store.ts';
 
 /**
  * PGlite has no autovacuum. This job is the embedded store's autovacuum: every minute it asks the
@@ -51,9 +51,10 @@ export interface MaintenanceOptions {
   /** Told of each statement of the pass when it ends: what it was, when it started, how long it held PGlite. */
   onStatement?: (statement: MaintenanceStatement) => void;
   /**
-   * How long the store has been quiet (`Store.quietForMs`); absent, the pass does not wait for quiet.
+   * Waits for a quiet store until the deadline, true when it was quiet (`quietUntil`,
+   * src/jobs/quiet-store.ts); absent, the pass does not wait for quiet.
    */
-  quietForMs?: () => number;
+  quietUntil?: (deadline: number) => Promise<boolean>;
   /** How long to wait for quiet at most, from the start of the pass (MAINTENANCE_MAX_WAIT_MS). */
   maxWaitMs?: number;
 }
@@ -165,8 +166,8 @@ export interface MaintenancePass {
  * next thresholds scale with). The system catalogs are read and vacuumed by age only (ACTIVITY_SQL).
  * Between two statements the pass pauses (MAINTENANCE_MIN_PAUSE_MS): every request waits while
  * PGlite vacuums or analyses, and statements run back to back held requests for the whole pass.
- * Given `quietForMs`, each statement also waits for a quiet moment of the store
- * (STORE_QUIET_MS), for at most `maxWaitMs` from the start of the pass (decision 0034).
+ * Given `quietUntil`, each statement also waits for a quiet moment of the store, for at most
+ * `maxWaitMs` from the start of the pass (decision 0034).
  */
 export async function maintainTables(q: Queryable, options: MaintenanceOptions = {}): Promise<MaintenancePass> {
   const pause = options.pause ?? sleep;
@@ -179,7 +180,7 @@ export async function maintainTables(q: Queryable, options: MaintenanceOptions =
   const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     if (lastMs !== undefined) await pause(Math.max(MAINTENANCE_MIN_PAUSE_MS, Math.ceil(lastMs)));
     const waitStarted = performance.now();
-    const quiet = options.quietForMs === undefined || (await waitForQuiet(options.quietForMs, STORE_QUIET_MS, deadline, pause));
+    const quiet = options.quietUntil === undefined || (await options.quietUntil(deadline));
     const startedAt = Date.now();
     const started = performance.now();
     try {
@@ -229,7 +230,7 @@ export function embeddedMaintenanceJob(deps: { store: Store; log?: Logger; maxWa
       const store = deps.store;
       const pass = await maintainTables(store, {
         onStatement: (s) => statements.push(s),
-        ...(store.quietForMs === undefined ? {} : { quietForMs: () => store.quietForMs?.() ?? 0 }),
+        quietUntil: (deadline) => quietUntil(store, deadline),
         ...(deps.maxWaitMs === undefined ? {} : { maxWaitMs: deps.maxWaitMs }),
       });
       const touched = new Set([...pass.vacuumed, ...pass.analysed]).size;

@@ -1,6 +1,6 @@
 import { type OverviewRefreshDeps, refreshOverview } from '../modules/overview/index.ts';
 import type { Job } from './job-runner.ts';
-import { quietStore } from './quiet-store.ts';
+import { quietUntil } from './quiet-store.ts';
 
 export const OVERVIEW_REFRESH_INTERVAL_MS = 60_000;
 /** On the embedded store a run waits this long at most for a quiet moment (decision 0034). */
@@ -22,7 +22,7 @@ export function overviewRefreshJob(deps: OverviewRefreshDeps & { maxQuietWaitMs?
     intervalMs: OVERVIEW_REFRESH_INTERVAL_MS,
     batchSize: Number.MAX_SAFE_INTEGER,
     run: async () => {
-      await quietStore(deps.store, deps.maxQuietWaitMs ?? OVERVIEW_MAX_QUIET_WAIT_MS);
+      await quietUntil(deps.store, performance.now() + (deps.maxQuietWaitMs ?? OVERVIEW_MAX_QUIET_WAIT_MS));
       return (await refreshOverview(deps)).daysRecomputed;
     },
   };

@@ -11,30 +11,18 @@ import type { Store } from '../db/store.ts';
 export const STORE_QUIET_MS = 250;
 
 /**
- * Waits until `quietForMs()` reaches `quietMs` or `deadline` (performance.now() clock) passes, looking
- * again when quiet could first be reached. True when the store was quiet, false when time ran out.
+ * Waits until the store has been quiet for STORE_QUIET_MS or `deadline` (performance.now() clock)
+ * passes, looking again when quiet could first be reached. True when the store was quiet, false when
+ * time ran out; true at once on a store that does not count (PostgreSQL: its own processes do such
+ * work beside the requests).
  */
-export async function waitForQuiet(
-  quietForMs: () => number,
-  quietMs: number,
-  deadline: number,
-  pause: (ms: number) => Promise<unknown> = sleep,
-): Promise<boolean> {
+export async function quietUntil(store: Pick<Store, 'quietForMs'>, deadline: number): Promise<boolean> {
+  if (store.quietForMs === undefined) return true;
   for (;;) {
-    const quiet = quietForMs();
-    if (quiet >= quietMs) return true;
+    const quiet = store.quietForMs();
+    if (quiet >= STORE_QUIET_MS) return true;
     const left = deadline - performance.now();
     if (left <= 0) return false;
-    await pause(Math.ceil(Math.min(left, Math.max(10, quietMs - quiet))));
+    await sleep(Math.ceil(Math.min(left, Math.max(10, STORE_QUIET_MS - quiet))));
   }
-}
-
-/**
- * A store quiet for STORE_QUIET_MS, waiting at most `maxWaitMs`; true at once on a store that does
- * not count (PostgreSQL: its own processes do such work beside the requests).
- */
-export function quietStore(store: Store, maxWaitMs: number): Promise<boolean> {
-  const quietForMs = store.quietForMs?.bind(store);
-  if (quietForMs === undefined) return Promise.resolve(true);
-  return waitForQuiet(quietForMs, STORE_QUIET_MS, performance.now() + maxWaitMs);
 }
