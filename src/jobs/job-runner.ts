@@ -44,7 +44,6 @@ export function startJobs(jobs: readonly Job[], log: Logger): { stop(): Promise<
     };
     const first = setTimeout(
       () => {
-        if (stopping) return;
         tick();
         const timer = setInterval(tick, job.intervalMs);
         timer.unref();
