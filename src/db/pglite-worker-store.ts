@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
+import { PendingCalls } from '../lib/pending-calls.ts';
 import { StoreUnavailableError } from './db-errors.ts';
 import { type EmbeddedStoreOptions, embeddedStoreOf } from './pglite-store.ts';
 import type { Connection, Queryable, Row, Store } from './store.ts';
@@ -76,19 +77,18 @@ export async function openEmbeddedStoreOnWorker(options: EmbeddedStoreOptions): 
     ...(loadDataDir === undefined ? {} : { transferList: [loadDataDir] }),
   });
 
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  let nextId = 1;
+  // The calls in flight by id, the worker's ready message first (id 0): not a Map (decision 0035).
+  const pending = new PendingCalls<{ resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let fsyncs = 0;
   let gone: Error | undefined;
 
   const ready = new Promise<void>((resolve, reject) => {
-    pending.set(0, { resolve: () => resolve(), reject });
+    pending.add({ resolve: () => resolve(), reject });
   });
   worker.on('message', (reply: Reply) => {
     fsyncs = reply.fsyncs;
-    const waiter = pending.get(reply.id);
+    const waiter = pending.take(reply.id);
     if (waiter === undefined) return;
-    pending.delete(reply.id);
     if (reply.ok) waiter.resolve(reply.value);
     else waiter.reject(revive(reply.error));
   });
@@ -97,8 +97,7 @@ export async function openEmbeddedStoreOnWorker(options: EmbeddedStoreOptions): 
   const die = (cause: Error) => {
     if (gone !== undefined) return;
     gone = new StoreUnavailableError('embedded database unavailable', { cause });
-    for (const waiter of pending.values()) waiter.reject(gone);
-    pending.clear();
+    for (const waiter of pending.takeAll()) waiter.reject(gone);
   };
   worker.on('error', die);
   worker.on('exit', (code) => die(new Error(`PGlite is closed (worker exited with code ${code})`)));
@@ -113,10 +112,15 @@ export async function openEmbeddedStoreOnWorker(options: EmbeddedStoreOptions): 
 
   function call<T>(body: RequestBody, transfer: ArrayBuffer[] = []): Promise<T> {
     if (gone !== undefined) return Promise.reject(gone);
-    const id = nextId++;
     return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ ...body, id }, transfer);
+      const id = pending.add({ resolve: resolve as (v: unknown) => void, reject });
+      try {
+        worker.postMessage({ ...body, id }, transfer);
+      } catch (error) {
+        // Not sent (a parameter that cannot be cloned): no answer will come for this id.
+        pending.take(id);
+        reject(error as Error);
+      }
     });
   }
 

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { PendingCalls } from '../lib/pending-calls.ts';
 import { openLockedEmbeddedStore } from './pglite-store.ts';
 import type { Queryable, Store } from './store.ts';
 import type { Reply, Request, SerializedError, WorkerOptions } from './pglite-worker-store.ts';
@@ -27,8 +28,8 @@ interface OpenTransaction {
   end: (request: EndRequest) => void;
 }
 
-const transactions = new Map<number, OpenTransaction>();
-let nextTransactionId = 1;
+/** By the id the main thread names them with: not a Map (decision 0035). */
+const transactions = new PendingCalls<OpenTransaction>();
 let store: Store | undefined;
 
 function serializeError(error: unknown): SerializedError {
@@ -68,14 +69,14 @@ function begin(id: number): void {
     fail(id, new Error('PGlite is closed'));
     return;
   }
-  const txId = nextTransactionId++;
+  let txId: number | undefined;
   let ended: EndRequest | undefined;
   // PGlite's transaction() holds its mutex from BEGIN to COMMIT: other requests (plain queries and
   // other transactions) wait inside PGlite, as they do when it runs on the main thread.
   store
     .transaction(async (tx) => {
       ended = await new Promise<EndRequest>((end) => {
-        transactions.set(txId, { tx, end });
+        txId = transactions.add({ tx, end });
         ok(id, txId);
       });
       if (!ended.commit) throw ROLLBACK;
@@ -89,7 +90,9 @@ function begin(id: number): void {
         else fail(ended.id, error); // COMMIT failed
       },
     )
-    .finally(() => transactions.delete(txId));
+    .finally(() => {
+      if (txId !== undefined) transactions.take(txId);
+    });
 }
 
 async function handle(request: Request): Promise<void> {
