@@ -94,13 +94,14 @@ export interface WindowWitnesses {
   late: readonly Collection[];
   /** TCP retransmission timeouts on the machine during the window (null: not known). */
   tcpTimeouts: number | null;
-  /** The embedded server's maintenance statements that started in the window (serverMaintenanceIn). */
+  /** The embedded server's maintenance statements that ran during the window (serverMaintenanceIn). */
   serverMaintenance?: [number, number, string][];
 }
 
 /**
  * The embedded server's maintenance statements (its log lines, src/jobs/embedded-maintenance.ts)
- * that started within a window, as [at s, ms, what]: PGlite answers nothing else while one runs,
+ * that ran during a window, as [at s, ms, what] (at < 0: it began before the window and was still
+ * running when the window opened): PGlite answers nothing else while one runs,
  * so a cluster of slow answers due then is the statement's. A pass's line is written when the pass
  * ends, so a pass still running when the output is read is not listed yet.
  */
@@ -121,7 +122,8 @@ export function serverMaintenanceIn(
     if (entry.msg !== MAINTENANCE_PASS_MESSAGE || !Array.isArray(entry.maintenance)) continue;
     for (const s of entry.maintenance as { what: string; started_at: number; ms: number }[]) {
       const at = (s.started_at - windowStartEpochMs) / 1000;
-      if (at >= 0 && at <= seconds) found.push([round(at) ?? 0, round(s.ms, 1) ?? 0, s.what]);
+      // Running at any moment of the window: one that began before it and held PGlite into it counts.
+      if (at <= seconds && at + s.ms / 1000 >= 0) found.push([round(at) ?? 0, round(s.ms, 1) ?? 0, s.what]);
     }
   }
   return found.sort((a, b) => a[0] - b[0]);

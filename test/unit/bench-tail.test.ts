@@ -132,9 +132,12 @@ describe("the embedded server's maintenance on a window's clock", () => {
       held_ms: 1,
     });
 
-  it('places each statement of the passes in the window at its start, and leaves out those before or after it', () => {
+  it('places each statement that ran in the window at its start, and leaves out those wholly before or after it', () => {
     const output = [
-      pass([[windowStart - 500, 30, 'read']]),
+      pass([
+        [windowStart - 500, 30, 'read'],
+        [windowStart - 200, 350, 'vacuum payments'],
+      ]),
       '{"level":30,"msg":"listening"}',
       pass([
         [windowStart + 10_020, 29.5, 'read'],
@@ -143,6 +146,7 @@ describe("the embedded server's maintenance on a window's clock", () => {
       pass([[windowStart + 21_000, 40, 'vacuum events']]),
     ].join('\n');
     assert.deepEqual(serverMaintenanceIn(output, windowStart, 20), [
+      [-0.2, 350, 'vacuum payments'],
       [10.02, 29.5, 'read'],
       [10.1, 74.7, 'analyze payments'],
     ]);
