@@ -110,6 +110,18 @@ describe('embedded store on a worker thread', () => {
     });
   });
 
+  it('refuses a parameter the thread cannot be sent, and answers the calls after it as before', async () => {
+    await withStores(async (worker) => {
+      // A function cannot be structured-cloned: the call fails before it reaches the thread.
+      await assert.rejects(worker.query('SELECT $1::text AS x', [() => 1]), { name: 'DataCloneError' });
+      const answers = await Promise.all([1, 2, 3].map((n) => worker.query<{ n: number }>('SELECT $1::int AS n', [n])));
+      assert.deepEqual(
+        answers.map((rows) => rows[0]?.n),
+        [1, 2, 3],
+      );
+    });
+  });
+
   it('dumps a data directory that a new worker store starts from', async () => {
     const source = (await openEmbeddedStoreOnWorker({ owner: 'test' })) as Store & { dump(): Promise<Blob> };
     let blob: Blob;
