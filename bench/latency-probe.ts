@@ -4,8 +4,8 @@ import { perOperation, postgresPids, processStartEpochMs, startCpuWindow } from 
 import { runLoad } from './lib/load.ts';
 import { runPacedLoadOnOwnThread } from './lib/paced-thread.ts';
 import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
-import { formatMaintenance } from './lib/report.ts';
-import { formatClusters, type Sample, serverMaintenanceIn, slowClusters } from './lib/tail.ts';
+import { formatMaintenance, formatPacedTail } from './lib/report.ts';
+import { formatClusters, pacedTail, type Sample, serverMaintenanceIn, slowClusters } from './lib/tail.ts';
 import { auth, type CreatedSample, createRequests, getRequests } from './scenarios.ts';
 
 /**
@@ -87,13 +87,6 @@ try {
   // The CPU window spans the warm-up too: its figures are per request of both.
   const spent = cpu.stop();
   const windowStartEpoch = paced.windowStartEpochMs;
-  const atMs = (list: readonly { at: number; ms: number }[]) =>
-    list.map((g) => `${(g.at / 1000).toFixed(2)}:${g.ms.toFixed(0)}`).join(' ');
-  console.log(
-    `load generator GC (its thread): ${paced.ownGc.length} collections, ${paced.ownGc.reduce((t, g) => t + g.ms, 0).toFixed(0)} ms; >= 5 ms at s:`,
-    atMs(paced.ownGc.filter((g) => g.ms >= 5)),
-  );
-  console.log(`load generator late >= 5 ms: ${paced.late.length} x; at s:`, atMs(paced.late.slice(0, 10)));
   const sorted = [...samples].sort((a, b) => a.ms - b.ms);
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]?.ms.toFixed(1);
   const metrics = await (await fetch(`${store.server.url}/metrics`)).text();
@@ -114,6 +107,8 @@ try {
   console.log(
     `${samples.length} ${values.scenario} at ${values.rate}/s: p50 ${q(0.5)} p90 ${q(0.9)} p99 ${q(0.99)} max ${q(0.9999)} ms`,
   );
+  // The generator's collections and lateness, as the bench's paced rows report them.
+  console.log(formatPacedTail(pacedTail(samples, Number(q(0.99)), paced)));
   if (values['node-arg'].includes('--trace-gc')) {
     // One parse of the server's --trace-gc lines: the kind, when (ms since the server started), the pause.
     const collections = store.server

@@ -125,6 +125,12 @@ function atMs(pairs: readonly [number, number][]): string {
   return pairs.map(([at, ms]) => `${at}:${ms}`).join(' ');
 }
 
+/** A paced row's tail as the bench (and the latency probe) print it. */
+export function formatPacedTail(t: PacedTail): string {
+  const largest = t.largest.map((c) => `${c.from_s}-${c.to_s} s ${c.answers} answers max ${c.max_ms} ms`).join('; ');
+  return `slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}${t.server_maintenance === undefined ? '' : `; server maintenance ${formatMaintenance(t.server_maintenance)}`}`;
+}
+
 export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): void {
   // As wide as the longest store name (the history run's `postgres_empty`), at least 9.
   const storeWidth = Math.max(9, ...rows.map((r) => r.store.length), ...skipped.map((s) => s.store.length));
@@ -159,14 +165,7 @@ export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): v
       `${r.name} (${r.store}): offered ${r.offered_rps}/s, ${r.offered_of_unpaced} of what the service answered unpaced in this run`,
     );
   }
-  for (const r of rows) {
-    const t = r.tail;
-    if (t === undefined) continue;
-    const largest = t.largest.map((c) => `${c.from_s}-${c.to_s} s ${c.answers} answers max ${c.max_ms} ms`).join('; ');
-    console.log(
-      `${r.name} (${r.store}): slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}${t.server_maintenance === undefined ? '' : `; server maintenance ${formatMaintenance(t.server_maintenance)}`}`,
-    );
-  }
+  for (const r of rows) if (r.tail !== undefined) console.log(`${r.name} (${r.store}): ${formatPacedTail(r.tail)}`);
   for (const r of rows) {
     if (r.cpu_ms_per_op === undefined) continue;
     const parts = Object.entries(r.cpu_ms_per_op).map(([name, ms]) => `${name} ${ms}`);

@@ -23,7 +23,6 @@ export class PendingCalls<T> {
   readonly #uses: number[] = [];
   /** Free slots, the last freed first. */
   readonly #free: number[] = [];
-  #size = 0;
 
   /** Registers `waiter` and returns its id (0 for the first ever). */
   add(waiter: T): number {
@@ -37,7 +36,6 @@ export class PendingCalls<T> {
     const use = this.#uses[slot] as number;
     this.#uses[slot] = use + 1;
     this.#slots[slot] = waiter;
-    this.#size += 1;
     return use * SLOT_IDS + slot;
   }
 
@@ -54,7 +52,6 @@ export class PendingCalls<T> {
     const slot = id % SLOT_IDS;
     this.#slots[slot] = undefined;
     this.#free.push(slot);
-    this.#size -= 1;
     return waiter;
   }
 
@@ -67,11 +64,11 @@ export class PendingCalls<T> {
       this.#slots[slot] = undefined;
       this.#free.push(slot);
     });
-    this.#size = 0;
     return all;
   }
 
+  /** Waiting now: every slot is either holding a waiter or free. */
   get size(): number {
-    return this.#size;
+    return this.#slots.length - this.#free.length;
   }
 }
