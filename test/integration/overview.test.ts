@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Queryable } from '../../src/db/store.ts';
 import {
+  OVERVIEW_MIN_PAUSE_MS,
   OVERVIEW_REFRESH_LOCK,
   readOverview,
   refreshOverview,
@@ -153,7 +154,19 @@ const home = (t: TestApp, cookie?: string): Promise<LightMyRequestResponse> =>
 describe(`overview aggregates (${TEST_STORE})`, () => {
   const ctx = appForSuite();
   const db = () => ctx.t.testStore.store;
-  const refresh = () => refreshOverview({ store: db(), clock: ctx.clock });
+  // One row per chunk statement (decision 0036): every day here spans several chunks, and days with
+  // payments created in the same millisecond make a chunk of that millisecond. The pauses asked for
+  // are recorded, not slept.
+  const pauses: number[] = [];
+  const refresh = () =>
+    refreshOverview({
+      store: db(),
+      clock: ctx.clock,
+      chunkRows: 1,
+      pause: async (ms) => {
+        pauses.push(ms);
+      },
+    });
 
   /** A payment created through the API with `key` (default merchant A sandbox), paid `afterMs` later. */
   const paidViaApi = async (amount: number, channel: 'bank' | 'ewallet', afterMs: number, key?: string) => {
@@ -275,6 +288,27 @@ describe(`overview aggregates (${TEST_STORE})`, () => {
     const rebuilt = await refresh();
     assert.equal(rebuilt.rebuilt, true);
     assert.deepEqual(await aggregates(db()), incremental);
+  });
+
+  it('recounts a day in chunks and pauses between them, at least as long as each took', async () => {
+    ctx.clock.advance(MIN);
+    for (const amount of [11_000, 12_000, 13_000]) {
+      const res = await ctx.t.call('POST', '/payment/create', { body: quickStart({ amount, channel: 'bank' }) });
+      assert.equal(res.statusCode, 201, res.body);
+      ctx.clock.advance(1_000);
+    }
+    const [today] = await db().query<{ n: bigint }>(
+      `SELECT count(*) AS n FROM payments WHERE merchant_id = $1 AND environment = 'sandbox' AND created_at >= $2`,
+      [ctx.t.a.id, new Date(`${utcDay(ctx.clock.now())}T00:00:00Z`)],
+    );
+    assert.ok(Number(today?.n) >= 5, `payments today: ${today?.n}`);
+    pauses.length = 0;
+    ctx.clock.advance(MIN);
+    assert.equal((await refresh()).ran, true);
+    assert.deepEqual(await aggregates(db()), await recount(db()));
+    // At least one pause between each two of today's chunks (one payment each here).
+    assert.ok(pauses.length >= Number(today?.n) - 1, `pauses: ${pauses.length}`);
+    for (const ms of pauses) assert.ok(ms >= OVERVIEW_MIN_PAUSE_MS, `pause ${ms} ms`);
   });
 
   it(

@@ -1,5 +1,7 @@
 /** The overview's day aggregates and the page's query over them (docs/overview.md). */
 export {
+  OVERVIEW_CHUNK_ROWS,
+  OVERVIEW_MIN_PAUSE_MS,
   OVERVIEW_OVERLAP_MS,
   OVERVIEW_REFRESH_LOCK,
   type OverviewRefreshDeps,
