@@ -45,6 +45,8 @@ export interface Row {
 }
 
 export interface PacedTail {
+  /** When the window opened (ISO time), to place its clusters on other clocks. */
+  opened_at?: string;
   clusters: number;
   largest: { from_s: number; to_s: number; answers: number; max_ms: number }[];
   /** The generator's collections in the window; `long` lists those of 5 ms or more as [at s, ms]. */
@@ -128,7 +130,7 @@ function atMs(pairs: readonly [number, number][]): string {
 /** A paced row's tail as the bench (and the latency probe) print it. */
 export function formatPacedTail(t: PacedTail): string {
   const largest = t.largest.map((c) => `${c.from_s}-${c.to_s} s ${c.answers} answers max ${c.max_ms} ms`).join('; ');
-  return `slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}${t.server_maintenance === undefined ? '' : `; server maintenance ${formatMaintenance(t.server_maintenance)}`}`;
+  return `${t.opened_at === undefined ? '' : `window opened ${t.opened_at}; `}slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}${t.server_maintenance === undefined ? '' : `; server maintenance ${formatMaintenance(t.server_maintenance)}`}`;
 }
 
 export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): void {

@@ -96,6 +96,8 @@ export interface WindowWitnesses {
   tcpTimeouts: number | null;
   /** The embedded server's maintenance statements that ran during the window (serverMaintenanceIn). */
   serverMaintenance?: [number, number, string][];
+  /** When the window opened (epoch ms): to place the tail beside other clocks (PostgreSQL's log, a sampler). */
+  windowStartEpochMs?: number;
 }
 
 /**
@@ -144,6 +146,7 @@ export function pacedTail(samples: readonly Sample[], p99Ms: number, w: WindowWi
     .slice(0, largest)
     .sort((a, b) => a.from - b.from);
   return {
+    ...(w.windowStartEpochMs === undefined ? {} : { opened_at: new Date(w.windowStartEpochMs).toISOString() }),
     clusters: clusters.length,
     largest: top.map((c) => ({
       from_s: round(c.from / 1000) ?? 0,

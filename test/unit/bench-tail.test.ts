@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import net from 'node:net';
 import { pace } from '../../bench/lib/paced-load.ts';
+import { formatPacedTail } from '../../bench/lib/report.ts';
 import { pacedTail, serverMaintenanceIn, slowClusters, tcpTimeouts } from '../../bench/lib/tail.ts';
 
 // What a paced row says about its tail (issue 27): a stall shows as one cluster of many answers,
@@ -69,6 +70,14 @@ describe('the tail of a paced window', () => {
     assert.deepEqual(tail.load_gc, { collections: 0, total_ms: 0, max_ms: 0, long: [] });
     assert.deepEqual(tail.load_late, { times: 0, max_ms: 0, long: [] });
     assert.equal(tail.tcp_timeouts, null);
+    assert.equal(tail.opened_at, undefined);
+  });
+
+  it('says when the window opened, to place its clusters on other clocks', () => {
+    const opened = Date.UTC(2026, 11, 7, 22, 9, 0, 712);
+    const tail = pacedTail([], 1, { ownGc: [], late: [], tcpTimeouts: null, windowStartEpochMs: opened });
+    assert.equal(tail.opened_at, '2026-12-07T22:09:00.712Z');
+    assert.match(formatPacedTail(tail), /^window opened 2026-12-07T22:09:00\.712Z; slowest 1 %/);
   });
 
   it('reads the machine TCP timeouts where the OS has them', () => {
