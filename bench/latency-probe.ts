@@ -5,7 +5,7 @@ import { runLoad } from './lib/load.ts';
 import { runPacedLoadOnOwnThread } from './lib/paced-thread.ts';
 import { setupStore, settleAfterWrites, type StoreKind } from './lib/processes.ts';
 import { formatMaintenance, formatPacedTail } from './lib/report.ts';
-import { formatClusters, pacedTail, type Sample, serverMaintenanceIn, slowClusters } from './lib/tail.ts';
+import { formatClusters, pacedTail, type Sample, serverCollectionsIn, serverMaintenanceIn, slowClusters } from './lib/tail.ts';
 import { auth, type CreatedSample, createRequests, getRequests } from './scenarios.ts';
 
 /**
@@ -110,32 +110,15 @@ try {
   // The generator's collections and lateness, as the bench's paced rows report them.
   console.log(formatPacedTail(pacedTail(samples, Number(q(0.99)), paced)));
   if (values['node-arg'].includes('--trace-gc')) {
-    // One parse of the server's --trace-gc lines: the kind, when (ms since the server started), the pause.
-    const collections = store.server
-      .output()
-      .split('\n')
-      .map((l) => /(\d+) ms: (Mark-Compact|Scavenge)[^\n]*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ ([\d.]+) ms/.exec(l))
-      .filter((m) => m !== null)
-      .map((m) => ({ kind: m[2] as string, sinceStartMs: Number(m[1]), ms: Number(m[3]) }));
-    const pauses = collections.filter((g) => g.ms >= 5);
-    console.log(
-      `server GC pauses >= 5 ms: ${pauses.length}`,
-      pauses
-        .slice(-20)
-        .map((g) => `${g.kind} ${g.ms}`)
-        .join('; '),
-    );
     // On the window's clock: --trace-gc stamps ms since the server's start, which /proc gives.
     const started = processStartEpochMs(store.server.pid);
     if (started !== null) {
-      const onWindow = collections
-        .map((g) => ({ ...g, at: (started + g.sinceStartMs - windowStartEpoch) / 1000 }))
-        .filter((g) => g.at >= 0 && g.at <= Number(values.seconds));
+      const onWindow = serverCollectionsIn(store.server.output(), started, windowStartEpoch, seconds);
       console.log(
-        `server collections in the window: ${onWindow.filter((g) => g.kind === 'Scavenge').length} scavenges; Mark-Compact at s:`,
+        `server collections in the window: ${onWindow.filter((g) => g.kind === 'Scavenge').length} scavenges; Mark-Compact or >= 5 ms at s:`,
         onWindow
-          .filter((g) => g.kind === 'Mark-Compact')
-          .map((g) => `${g.at.toFixed(2)}:${g.ms.toFixed(1)}`)
+          .filter((g) => g.kind === 'Mark-Compact' || g.ms >= 5)
+          .map((g) => `${g.at.toFixed(2)}:${g.ms.toFixed(1)} (${g.kind} ${g.thread})`)
           .join(' '),
       );
     }

@@ -31,7 +31,8 @@ import {
 } from './scenarios.ts';
 import { runScaling } from './scaling.ts';
 import { round } from './lib/stats.ts';
-import { pacedTail, type Sample, serverMaintenanceIn } from './lib/tail.ts';
+import { processStartEpochMs } from './lib/cpu.ts';
+import { pacedTail, type Sample, serverCollectionsIn, serverMaintenanceIn } from './lib/tail.ts';
 import { runPacedLoadOnOwnThread } from './lib/paced-thread.ts';
 import { runSoak } from './soak.ts';
 import { runOverviewBench } from './overview.ts';
@@ -113,6 +114,8 @@ let warmupSeconds = 5;
 /** --quick must finish within this, on a busy machine too: its windows shrink to fit. */
 const QUICK_BUDGET_SECONDS = 52;
 const connections = Number(values.connections);
+/** The servers run with --trace-gc (a development aid): the paced rows list their collections. */
+const traceGc = values['server-node-arg'].includes('--trace-gc');
 const runId = Date.now().toString(36);
 const startedMs = Date.now();
 
@@ -286,13 +289,17 @@ async function measureStore(store: BenchStore, rows: Row[], skipped: Skipped[], 
       expect,
       onSample: (due, ms) => samples.push({ due, ms }),
     });
-    const tail = pacedTail(
-      samples,
-      r.p99Ms,
-      store.kind === 'embedded'
-        ? { ...r, serverMaintenance: serverMaintenanceIn(store.server.output(), r.windowStartEpochMs, windowSeconds) }
-        : r,
-    );
+    // With --server-node-arg=--trace-gc, the server's collections in the window are witnesses too.
+    const serverStart = traceGc ? processStartEpochMs(store.server.pid) : null;
+    const tail = pacedTail(samples, r.p99Ms, {
+      ...r,
+      ...(store.kind === 'embedded'
+        ? { serverMaintenance: serverMaintenanceIn(store.server.output(), r.windowStartEpochMs, windowSeconds) }
+        : {}),
+      ...(serverStart === null
+        ? {}
+        : { serverGc: serverCollectionsIn(store.server.output(), serverStart, r.windowStartEpochMs, windowSeconds) }),
+    });
     // Half the ceiling is half the load only where the service runs near its ceiling: the share of
     // what the service itself answered unpaced in this run says how near saturation the row is.
     const share = unpaced.rps !== null && unpaced.rps > 0 ? (round(rate / unpaced.rps, 2) ?? undefined) : undefined;

@@ -57,6 +57,8 @@ export interface PacedTail {
   tcp_timeouts: number | null;
   /** The embedded server's maintenance statements that started in the window, as [at s, ms, what]. */
   server_maintenance?: [number, number, string][];
+  /** With `--server-node-arg=--trace-gc`: the server's scavenges in the window, and its long pauses as [at s, ms, what]. */
+  server_gc?: { scavenges: number; long: [number, number, string][] };
 }
 
 /** Alternated windows of a ceiling and its scenario: what each answered, in order, and their ratio. */
@@ -130,7 +132,7 @@ function atMs(pairs: readonly [number, number][]): string {
 /** A paced row's tail as the bench (and the latency probe) print it. */
 export function formatPacedTail(t: PacedTail): string {
   const largest = t.largest.map((c) => `${c.from_s}-${c.to_s} s ${c.answers} answers max ${c.max_ms} ms`).join('; ');
-  return `${t.opened_at === undefined ? '' : `window opened ${t.opened_at}; `}slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}${t.server_maintenance === undefined ? '' : `; server maintenance ${formatMaintenance(t.server_maintenance)}`}`;
+  return `${t.opened_at === undefined ? '' : `window opened ${t.opened_at}; `}slowest 1 % in ${t.clusters} clusters, largest ${largest}; load generator GC ${t.load_gc.collections} x, ${t.load_gc.total_ms} ms, max ${t.load_gc.max_ms} ms${t.load_gc.long.length === 0 ? '' : `, >= 5 ms at s: ${atMs(t.load_gc.long)}`}; load generator late >= 5 ms ${t.load_late.times} x, max ${t.load_late.max_ms} ms${t.load_late.long.length === 0 ? '' : ` (at s: ${atMs(t.load_late.long)})`}${t.tcp_timeouts === null ? '' : `; TCP timeouts ${t.tcp_timeouts}`}${t.server_maintenance === undefined ? '' : `; server maintenance ${formatMaintenance(t.server_maintenance)}`}${t.server_gc === undefined ? '' : `; server GC ${t.server_gc.scavenges} scavenges, Mark-Compact or >= 5 ms: ${formatMaintenance(t.server_gc.long)}`}`;
 }
 
 export function printTable(rows: readonly Row[], skipped: readonly Skipped[]): void {

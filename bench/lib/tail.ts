@@ -96,6 +96,8 @@ export interface WindowWitnesses {
   tcpTimeouts: number | null;
   /** The embedded server's maintenance statements that ran during the window (serverMaintenanceIn). */
   serverMaintenance?: [number, number, string][];
+  /** The server's collections in the window, where it ran with `--trace-gc` (serverCollectionsIn). */
+  serverGc?: readonly ServerCollection[];
   /** When the window opened (epoch ms): to place the tail beside other clocks (PostgreSQL's log, a sampler). */
   windowStartEpochMs?: number;
 }
@@ -129,6 +131,45 @@ export function serverMaintenanceIn(
     }
   }
   return found.sort((a, b) => a[0] - b[0]);
+}
+
+/** One collection of the server's, from its `--trace-gc` output, on a window's clock. */
+export interface ServerCollection {
+  kind: 'Scavenge' | 'Mark-Compact';
+  /** Seconds after the window opened. */
+  at: number;
+  /** Its pause, ms. */
+  ms: number;
+  /** Whose: the main thread's isolate, or another thread's (the embedded store's database thread). */
+  thread: 'main' | 'other';
+}
+
+/**
+ * The server's collections (its `--trace-gc` lines, which stamp ms since the process started) from
+ * a window's opening to its end; [] when the output has none. A thread's isolate lives in the
+ * 0x7f… mapping range; the main thread's does not. A Mark-Compact or a long scavenge of the main
+ * thread holds every request meanwhile.
+ */
+export function serverCollectionsIn(
+  serverOutput: string,
+  serverStartEpochMs: number,
+  windowStartEpochMs: number,
+  seconds: number,
+): ServerCollection[] {
+  const found: ServerCollection[] = [];
+  for (const m of serverOutput.matchAll(
+    /\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: (Mark-Compact|Scavenge)[^\n]*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/g,
+  )) {
+    const at = (serverStartEpochMs + Number(m[2]) - windowStartEpochMs) / 1000;
+    if (at < 0 || at > seconds) continue;
+    found.push({
+      kind: m[3] as ServerCollection['kind'],
+      at,
+      ms: Number(m[4]),
+      thread: (m[1] as string).startsWith('0x7f') ? 'other' : 'main',
+    });
+  }
+  return found;
 }
 
 /** A collection or a lateness as the tail lists it: [at s, ms]. */
@@ -176,5 +217,16 @@ export function pacedTail(samples: readonly Sample[], p99Ms: number, w: WindowWi
     },
     tcp_timeouts: w.tcpTimeouts,
     ...(w.serverMaintenance === undefined ? {} : { server_maintenance: w.serverMaintenance }),
+    ...(w.serverGc === undefined || w.serverGc.length === 0
+      ? {}
+      : {
+          server_gc: {
+            scavenges: w.serverGc.filter((g) => g.kind === 'Scavenge').length,
+            // Every Mark-Compact and every pause of 5 ms or more, as [at s, ms, kind and thread].
+            long: w.serverGc
+              .filter((g) => g.kind === 'Mark-Compact' || g.ms >= 5)
+              .map((g): [number, number, string] => [round(g.at) ?? 0, round(g.ms, 1) ?? 0, `${g.kind} ${g.thread}`]),
+          },
+        }),
   };
 }

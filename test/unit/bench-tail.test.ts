@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import net from 'node:net';
 import { pace } from '../../bench/lib/paced-load.ts';
 import { formatPacedTail } from '../../bench/lib/report.ts';
-import { pacedTail, serverMaintenanceIn, slowClusters, tcpTimeouts } from '../../bench/lib/tail.ts';
+import { pacedTail, serverCollectionsIn, serverMaintenanceIn, slowClusters, tcpTimeouts } from '../../bench/lib/tail.ts';
 
 // What a paced row says about its tail (issue 27): a stall shows as one cluster of many answers,
 // scattered slow answers as many small ones.
@@ -78,6 +78,37 @@ describe('the tail of a paced window', () => {
     const tail = pacedTail([], 1, { ownGc: [], late: [], tcpTimeouts: null, windowStartEpochMs: opened });
     assert.equal(tail.opened_at, '2026-12-07T22:09:00.712Z');
     assert.match(formatPacedTail(tail), /^window opened 2026-12-07T22:09:00\.712Z; slowest 1 %/);
+  });
+
+  it("places the server's --trace-gc collections on the window's clock, and lists the long ones", () => {
+    // The server started at 1,000,000 (epoch ms); the window opened 5 s later and lasted 2 s.
+    const output = [
+      '[77:0x5a1b2c3d4e50]     4900 ms: Scavenge 74.0 (94.7) -> 61.1 (94.7) MB, 0.86 / 0.13 ms  (average mu = 0.991) task; ',
+      '[77:0x5a1b2c3d4e50]     5100 ms: Scavenge 74.0 (94.7) -> 61.1 (94.7) MB, 6.20 / 0.13 ms  (average mu = 0.991) task; ',
+      '{"level":30,"msg":"not a collection"}',
+      '[77:0x7f4284000f00]     6000 ms: Scavenge 11.8 (16.2) -> 8.4 (16.5) MB, pooled: 0.0 MB, 1.10 / 0.05 ms  allocation failure; ',
+      '[77:0x5a1b2c3d4e50]     6500 ms: Mark-Compact 190.1 (210.0) -> 55.0 (70.0) MB, 41.50 / 0.02 ms  (+ 3.2 ms in 51 steps) finalize; ',
+      '[77:0x5a1b2c3d4e50]     7200 ms: Mark-Compact 60.1 (80.0) -> 55.0 (70.0) MB, 9.00 / 0.02 ms  finalize; ',
+    ].join('\n');
+    const gc = serverCollectionsIn(output, 1_000_000, 1_005_000, 2);
+    assert.deepEqual(gc, [
+      { kind: 'Scavenge', at: 0.1, ms: 6.2, thread: 'main' },
+      { kind: 'Scavenge', at: 1, ms: 1.1, thread: 'other' },
+      { kind: 'Mark-Compact', at: 1.5, ms: 41.5, thread: 'main' },
+    ]);
+    const tail = pacedTail([], 1, { ownGc: [], late: [], tcpTimeouts: null, serverGc: gc });
+    assert.deepEqual(tail.server_gc, {
+      scavenges: 2,
+      long: [
+        [0.1, 6.2, 'Scavenge main'],
+        [1.5, 41.5, 'Mark-Compact main'],
+      ],
+    });
+    assert.match(
+      formatPacedTail(tail),
+      /server GC 2 scavenges, Mark-Compact or >= 5 ms: at s: 0\.1:6\.2 \(Scavenge main\) 1\.5:41\.5 \(Mark-Compact main\)/,
+    );
+    assert.equal(pacedTail([], 1, { ownGc: [], late: [], tcpTimeouts: null, serverGc: [] }).server_gc, undefined);
   });
 
   it('reads the machine TCP timeouts where the OS has them', () => {
