@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queryable, Store } from '../db/store.ts';
 import type { Logger } from '../lib/logger.ts';
+import { PacedSteps } from '../lib/paced-steps.ts';
 import type { Job } from './job-runner.ts';
 import { quietUntil } from './quiet-store.ts';
 
@@ -170,25 +170,19 @@ export interface MaintenancePass {
  * `maxWaitMs` from the start of the pass (decision 0034).
  */
 export async function maintainTables(q: Queryable, options: MaintenanceOptions = {}): Promise<MaintenancePass> {
-  const pause = options.pause ?? sleep;
   const deadline = performance.now() + (options.maxWaitMs ?? MAINTENANCE_MAX_WAIT_MS);
-  let lastMs: number | undefined;
+  const paced = new PacedSteps(MAINTENANCE_MIN_PAUSE_MS, options.pause);
   /**
    * One statement of the pass: after a pause as long as the one before it took (decision 0032),
    * and in a quiet moment of the store while the pass's wait for one lasts (decision 0034).
    */
   const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
-    if (lastMs !== undefined) await pause(Math.max(MAINTENANCE_MIN_PAUSE_MS, Math.ceil(lastMs)));
+    await paced.paceNext();
     const waitStarted = performance.now();
     const quiet = options.quietUntil === undefined || (await options.quietUntil(deadline));
     const startedAt = Date.now();
-    const started = performance.now();
-    try {
-      return await run();
-    } finally {
-      lastMs = performance.now() - started;
-      options.onStatement?.({ what, startedAt, ms: lastMs, waitedMs: started - waitStarted, forced: !quiet });
-    }
+    const waitedMs = performance.now() - waitStarted;
+    return paced.timed(run, (ms) => options.onStatement?.({ what, startedAt, ms, waitedMs, forced: !quiet }));
   };
   const rows = await step('read', async () => {
     await q.query('SELECT pg_stat_force_next_flush()');

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection, Queryable, Store } from '../../db/store.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { PacedSteps } from '../../lib/paced-steps.ts';
 import { PAYMENT_STATUSES } from '../payments/index.ts';
 import { TTP_BUCKET_BOUNDS_S, TTP_BUCKETS } from './time-to-pay.ts';
 
@@ -77,26 +77,12 @@ export async function refreshOverview(deps: OverviewRefreshDeps): Promise<Refres
 /** How a run splits and paces its statements (decision 0036). */
 interface Chunking {
   rows: number;
-  /** Runs one chunk statement, after the pause the last one calls for. */
-  step: <T>(run: () => Promise<T>) => Promise<T>;
+  /** Each chunk statement after the pause the last one calls for. */
+  paced: PacedSteps;
 }
 
 function chunking(deps: OverviewRefreshDeps): Chunking {
-  const rows = deps.chunkRows ?? OVERVIEW_CHUNK_ROWS;
-  const pause = deps.pause ?? sleep;
-  let lastMs: number | undefined;
-  return {
-    rows,
-    async step(run) {
-      if (lastMs !== undefined) await pause(Math.max(OVERVIEW_MIN_PAUSE_MS, Math.ceil(lastMs)));
-      const started = performance.now();
-      try {
-        return await run();
-      } finally {
-        lastMs = performance.now() - started;
-      }
-    },
-  };
+  return { rows: deps.chunkRows ?? OVERVIEW_CHUNK_ROWS, paced: new PacedSteps(OVERVIEW_MIN_PAUSE_MS, deps.pause) };
 }
 
 /** Which rows a chunked scan reads: a table, its time column, and a filter over parameters $1…$n. */
@@ -218,7 +204,7 @@ async function daysTouchedBetween(
   const days = new Map<string, DirtyDay>();
   const events: ChunkSource = { table: 'events', column: 'created_at', where: 'true', params: [] };
   for await (const [lo, hi] of chunksOf(conn, events, from, to, chunks.rows)) {
-    const touched = await chunks.step(() =>
+    const touched = await chunks.paced.step(() =>
       conn.query<DirtyDay>(
         // Each touched payment once, then its row by primary key: a LATERAL with LIMIT 1 is probed
         // per payment, where a plain join was planned as a hash join over every payment (a sequential
@@ -262,22 +248,28 @@ const ACTIVITY_COUNTS = ['paid_count', 'paid_minor', 'refunds_count', 'refunded_
 /** One row of a day's aggregates as it is being added up: its group, its counts (int8), its histogram. */
 type Tally = Record<string, unknown>;
 
-/**
- * Adds a chunk's grouped counts into the day's rows so far: counts are bigint (exact), the
- * time-to-pay histogram is added element by element.
- */
-function addChunk(day: Map<string, Tally>, rows: readonly Tally[], group: readonly string[], counts: readonly string[]): void {
+/** What one table's rows are added up by: their group, their bigint counts, their arrays (element by element). */
+interface TallyShape {
+  group: readonly string[];
+  counts: readonly string[];
+  arrays: readonly string[];
+}
+const COHORT: TallyShape = { group: COHORT_GROUP, counts: COHORT_COUNTS, arrays: ['ttp_buckets'] };
+const ACTIVITY: TallyShape = { group: ['currency'], counts: ACTIVITY_COUNTS, arrays: [] };
+
+/** Adds a chunk's grouped counts into the day's rows so far: counts exact (bigint), arrays element by element. */
+function addChunk(day: Map<string, Tally>, rows: readonly Tally[], shape: TallyShape): void {
   for (const row of rows) {
-    const key = group.map((g) => String(row[g])).join('\u0000');
+    const key = shape.group.map((g) => String(row[g])).join('\u0000');
     const into = day.get(key);
     if (into === undefined) {
       day.set(key, { ...row });
       continue;
     }
-    for (const c of counts) into[c] = (into[c] as bigint) + (row[c] as bigint);
-    if (Array.isArray(into['ttp_buckets'])) {
-      const add = row['ttp_buckets'] as number[];
-      into['ttp_buckets'] = (into['ttp_buckets'] as number[]).map((n, i) => n + (add[i] ?? 0));
+    for (const c of shape.counts) into[c] = (into[c] as bigint) + (row[c] as bigint);
+    for (const a of shape.arrays) {
+      const add = row[a] as number[];
+      into[a] = (into[a] as number[]).map((n, i) => n + (add[i] ?? 0));
     }
   }
 }
@@ -311,58 +303,57 @@ async function recountDay(conn: Connection, day: DirtyDay, chunks: Chunking): Pr
     params: [day.merchant_id, day.environment],
   });
   const [created, paid, refunded] = DAY_SOURCES;
+  /** Each chunk of `source` read by `sql` ($1, $2 the scope, $3, $4 the chunk's range), added into `into`. */
+  const tally = async (source: (typeof DAY_SOURCES)[number], sql: string, into: Map<string, Tally>, shape: TallyShape) => {
+    for await (const [lo, hi] of chunksOf(conn, scope(source), fromAt, toAt, chunks.rows)) {
+      const rows = await chunks.paced.step(() => conn.query<Tally>(sql, [day.merchant_id, day.environment, lo, hi]));
+      addChunk(into, rows, shape);
+    }
+  };
   const cohort = new Map<string, Tally>();
-  for await (const [lo, hi] of chunksOf(conn, scope(created), fromAt, toAt, chunks.rows)) {
-    const rows = await chunks.step(() =>
-      conn.query<Tally>(
-        `SELECT p.currency, coalesce(p.channel, '') AS channel, coalesce(a.connector, '') AS connector,
-           count(*) AS created_count, ${STATUS_COUNTS},
-           count(*) FILTER (WHERE p.succeeded_at IS NOT NULL) AS paid_count,
-           coalesce(sum(p.amount_minor) FILTER (WHERE p.succeeded_at IS NOT NULL), 0)::bigint AS paid_minor,
-           count(*) FILTER (WHERE p.late_payment IS NOT NULL) AS late_count,
-           coalesce(sum((p.late_payment->>'amount_minor')::bigint) FILTER (WHERE p.late_payment IS NOT NULL), 0)::bigint AS late_minor,
-           ${HISTOGRAM} AS ttp_buckets
-         FROM (SELECT id, currency, channel, status, amount_minor, succeeded_at, late_payment, ${BUCKET_OF_PAID} AS b
-               FROM payments WHERE merchant_id = $1 AND environment = $2 AND created_at >= $3 AND created_at < $4) p
-         LEFT JOIN LATERAL (SELECT connector FROM payment_attempts WHERE payment_id = p.id ORDER BY seq DESC LIMIT 1) a ON true
-         GROUP BY p.currency, coalesce(p.channel, ''), coalesce(a.connector, '')`,
-        [day.merchant_id, day.environment, lo, hi],
-      ),
-    );
-    addChunk(cohort, rows, COHORT_GROUP, COHORT_COUNTS);
-  }
+  await tally(
+    created,
+    `SELECT p.currency, coalesce(p.channel, '') AS channel, coalesce(a.connector, '') AS connector,
+       count(*) AS created_count, ${STATUS_COUNTS},
+       count(*) FILTER (WHERE p.succeeded_at IS NOT NULL) AS paid_count,
+       coalesce(sum(p.amount_minor) FILTER (WHERE p.succeeded_at IS NOT NULL), 0)::bigint AS paid_minor,
+       count(*) FILTER (WHERE p.late_payment IS NOT NULL) AS late_count,
+       coalesce(sum((p.late_payment->>'amount_minor')::bigint) FILTER (WHERE p.late_payment IS NOT NULL), 0)::bigint AS late_minor,
+       ${HISTOGRAM} AS ttp_buckets
+     FROM (SELECT id, currency, channel, status, amount_minor, succeeded_at, late_payment, ${BUCKET_OF_PAID} AS b
+           FROM payments WHERE merchant_id = $1 AND environment = $2 AND created_at >= $3 AND created_at < $4) p
+     LEFT JOIN LATERAL (SELECT connector FROM payment_attempts WHERE payment_id = p.id ORDER BY seq DESC LIMIT 1) a ON true
+     GROUP BY p.currency, coalesce(p.channel, ''), coalesce(a.connector, '')`,
+    cohort,
+    COHORT,
+  );
   const activity = new Map<string, Tally>();
-  for await (const [lo, hi] of chunksOf(conn, scope(paid), fromAt, toAt, chunks.rows)) {
-    const rows = await chunks.step(() =>
-      conn.query<Tally>(
-        `SELECT currency, count(*) AS paid_count, sum(amount_minor)::bigint AS paid_minor, 0::bigint AS refunds_count,
-           0::bigint AS refunded_minor
-         FROM payments WHERE merchant_id = $1 AND environment = $2 AND succeeded_at >= $3 AND succeeded_at < $4
-         GROUP BY currency`,
-        [day.merchant_id, day.environment, lo, hi],
-      ),
-    );
-    addChunk(activity, rows, ['currency'], ACTIVITY_COUNTS);
-  }
-  for await (const [lo, hi] of chunksOf(conn, scope(refunded), fromAt, toAt, chunks.rows)) {
-    const rows = await chunks.step(() =>
-      conn.query<Tally>(
-        `SELECT currency, 0::bigint AS paid_count, 0::bigint AS paid_minor, count(*) AS refunds_count,
-           sum(amount_minor)::bigint AS refunded_minor
-         FROM refunds WHERE merchant_id = $1 AND environment = $2 AND status = 'succeeded' AND completed_at >= $3 AND completed_at < $4
-         GROUP BY currency`,
-        [day.merchant_id, day.environment, lo, hi],
-      ),
-    );
-    addChunk(activity, rows, ['currency'], ACTIVITY_COUNTS);
-  }
+  await tally(
+    paid,
+    `SELECT currency, count(*) AS paid_count, sum(amount_minor)::bigint AS paid_minor, 0::bigint AS refunds_count,
+       0::bigint AS refunded_minor
+     FROM payments WHERE merchant_id = $1 AND environment = $2 AND succeeded_at >= $3 AND succeeded_at < $4
+     GROUP BY currency`,
+    activity,
+    ACTIVITY,
+  );
+  await tally(
+    refunded,
+    `SELECT currency, 0::bigint AS paid_count, 0::bigint AS paid_minor, count(*) AS refunds_count,
+       sum(amount_minor)::bigint AS refunded_minor
+     FROM refunds WHERE merchant_id = $1 AND environment = $2 AND status = 'succeeded' AND completed_at >= $3 AND completed_at < $4
+     GROUP BY currency`,
+    activity,
+    ACTIVITY,
+  );
   await conn.transaction(async (tx) => {
     await tx.query(`DELETE FROM overview_cohort_days WHERE merchant_id = $1 AND environment = $2 AND day = $3::date`, key);
     await tx.query(`DELETE FROM overview_activity_days WHERE merchant_id = $1 AND environment = $2 AND day = $3::date`, key);
     for (const row of cohort.values()) {
-      await insertRow(tx, 'overview_cohort_days', key, [...COHORT_GROUP, ...COHORT_COUNTS, 'ttp_buckets'], row);
+      await insertRow(tx, 'overview_cohort_days', key, [...COHORT.group, ...COHORT.counts, ...COHORT.arrays], row);
     }
-    for (const row of activity.values())
-      await insertRow(tx, 'overview_activity_days', key, ['currency', ...ACTIVITY_COUNTS], row);
+    for (const row of activity.values()) {
+      await insertRow(tx, 'overview_activity_days', key, [...ACTIVITY.group, ...ACTIVITY.counts], row);
+    }
   });
 }
